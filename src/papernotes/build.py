@@ -1,0 +1,170 @@
+"""The build: corpus directory in, static site directory out.
+
+One function, ``build``, calls the stages in order and reads top to bottom:
+config → taxonomy → load (parse, cached) → resolve → plan pages → render
+changed pages (in parallel) → search index and assets → atomic swap.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from . import __version__
+from .cache import BuildCache
+from .config import load_config, load_site_taxonomy
+from .corpus import cache_path, load_corpus
+from .errors import BuildError, Diagnostic
+from .model import Entry
+from .output import MARKER, Staging
+from .pages import Page, build_salt, plan_site
+from .resolve import resolve
+from .search import search_index
+from .theme import Theme, labels_for
+
+Progress = Callable[[str, int, int], None]
+PARALLEL_PAGES = 150
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    notes: int = 0
+    pages: int = 0
+    rendered: int = 0
+    removed: int = 0
+    up_to_date: bool = False
+    seconds: float = 0.0
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.is_error]
+
+
+def redirects_for(entries: list[Entry]) -> list[tuple[str, Entry]]:
+    out = []
+    for entry in entries:
+        for alias in entry.note.aliases:
+            url = alias.strip("/") + "/"
+            if url != entry.url:
+                out.append((url, entry))
+    return out
+
+
+def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
+          progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
+    """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists."""
+    started = time.perf_counter()
+    corpus = corpus.resolve()
+    workers = workers or os.cpu_count() or 1
+    result = BuildResult(out)
+    config, config_fp = load_config(corpus)
+    taxonomy = load_site_taxonomy(corpus, config)
+    staging = Staging(out)
+    staging.check_target(corpus)
+    site_key = str(staging.out)
+    salt = build_salt(config_fp, taxonomy.fingerprint, config.language)
+
+    with BuildCache(cache_path(corpus) if use_cache else None) as cache:
+        loaded = load_corpus(corpus, cache, workers)
+        entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy)
+        result.diagnostics = [*loaded.diagnostics, *problems]
+        result.notes = len(entries)
+        if strict and result.errors:
+            raise BuildError(f"{len(result.errors)} error(s) in the corpus; nothing was written (--strict)")
+        previous_ok = staging.has_previous() and cache.get_meta(f"built:{site_key}") == salt
+        if previous_ok and not loaded.changed and not loaded.removed:
+            result.up_to_date = True
+            result.diagnostics += cache.page_problems(site_key)
+            result.pages = len(cache.page_fingerprints(site_key))
+            result.seconds = time.perf_counter() - started
+            return result
+
+        pages = plan_site(entries, taxonomy, config, labels_for(config.language), salt, redirects_for(entries))
+        result.pages = len(pages)
+        before = cache.page_fingerprints(site_key) if previous_ok else {}
+        todo = [p for p in pages if before.get(p.url) != p.fingerprint]
+        stale = set(before) - {p.url for p in pages}
+        theme = Theme(config, corpus)
+        staging.begin(reuse_previous=previous_ok)
+        try:
+            page_problems = _render_pages(theme, todo, staging, workers, progress)
+            for url in stale:
+                staging.remove(Page(url, "", "", None).output_path)
+            if not previous_ok or loaded.changed or loaded.removed:
+                staging.write("search/index.json", search_index(entries, config.language))
+            if not previous_ok:
+                _copy_assets(staging)
+            staging.commit({"papernotes": __version__, "corpus": str(corpus), "notes": len(entries)})
+        except BaseException:
+            staging.abort()
+            raise
+        cache.update_page_problems(site_key, [*(p.url for p in todo), *stale], page_problems)
+        result.diagnostics += cache.page_problems(site_key)
+        result.rendered, result.removed = len(todo), len(stale)
+        cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
+        cache.set_meta(f"built:{site_key}", salt)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+# ------------------------------------------------------------ rendering
+
+_JOB: tuple[Theme, list[Page], Staging] | None = None
+
+
+def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
+    assert _JOB is not None  # set by the parent before forking; not user input
+    theme, pages, staging = _JOB
+    problems: list[tuple[str, Diagnostic]] = []
+    for page in pages[bounds[0]:bounds[1]]:
+        data, found = theme.render(page)
+        staging.write(page.output_path, data)
+        problems.extend((page.url, d) for d in found)
+    return problems
+
+
+def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int,
+                  progress: Progress | None) -> list[tuple[str, Diagnostic]]:
+    global _JOB
+    total = len(pages)
+    if progress:
+        progress("render", 0, total)
+    _JOB = (theme, pages, staging)
+    try:
+        if total < PARALLEL_PAGES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            problems = []
+            step = max(1, total // 50)
+            for start in range(0, total, step):
+                problems.extend(_render_range((start, min(total, start + step))))
+                if progress:
+                    progress("render", min(total, start + step), total)
+            return problems
+        chunk = max(20, total // (workers * 8) + 1)
+        bounds = [(i, min(total, i + chunk)) for i in range(0, total, chunk)]
+        problems = []
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(workers) as pool:
+            done = 0
+            for part in pool.imap(_render_range, bounds):
+                problems.extend(part)
+                done += chunk
+                if progress:
+                    progress("render", min(done, total), total)
+        return problems
+    finally:
+        _JOB = None
+
+
+def _copy_assets(staging: Staging) -> None:
+    static = Path(str(resources.files("papernotes") / "static"))
+    dest = staging.path("assets")
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(static, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py"))

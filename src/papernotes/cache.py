@@ -1,0 +1,126 @@
+"""The build cache: a SQLite database under ``CORPUS/.papernotes/``.
+
+It remembers, per note file, the parse result keyed by (mtime, size, digest), and
+per output page the fingerprint of the inputs it was rendered from, so a rebuild
+re-parses and re-renders only what changed. Deleting the directory is always safe.
+"""
+from __future__ import annotations
+
+import marshal
+import pickle
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import Diagnostic, Severity
+from .model import Note
+
+SCHEMA_VERSION = f"{__version__}-3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS notes (
+    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
+    digest TEXT NOT NULL, record BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS pages (
+    site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
+CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS page_problems_url ON page_problems (site, url);
+"""
+
+
+def _encode(record: tuple[Note | None, list[Diagnostic]]) -> bytes:
+    note, problems = record
+    rows = [(d.path, d.line, d.message, d.severity.value, d.code) for d in problems]
+    return marshal.dumps((note.to_row() if note is not None else None, rows))
+
+
+def _decode(blob: bytes) -> tuple[Note | None, list[Diagnostic]]:
+    row, rows = marshal.loads(blob)
+    note = Note.from_row(row) if row is not None else None
+    return note, [Diagnostic(p, ln, m, Severity(s), c) for p, ln, m, s, c in rows]
+
+
+class BuildCache:
+    """Thin wrapper over the cache database; every method is one transaction or less."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        if path is None:
+            self.db = sqlite3.connect(":memory:")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        if row is None or row[0] != SCHEMA_VERSION:
+            with self.db:
+                self.db.execute("DELETE FROM notes")
+                self.db.execute("DELETE FROM pages")
+                self.db.execute("DELETE FROM page_problems")
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> BuildCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- notes
+    def note_stamps(self) -> dict[str, tuple[int, int, str]]:
+        return {p: (m, s, d) for p, m, s, d in self.db.execute("SELECT path, mtime_ns, size, digest FROM notes")}
+
+    def note_records(self, paths: Iterable[str]) -> dict[str, Any]:
+        wanted = list(paths)
+        out: dict[str, Any] = {}
+        for start in range(0, len(wanted), 900):
+            chunk = wanted[start:start + 900]
+            marks = ",".join("?" * len(chunk))
+            for path, blob in self.db.execute(f"SELECT path, record FROM notes WHERE path IN ({marks})", chunk):
+                out[path] = _decode(blob)
+        return out
+
+    def put_notes(self, rows: Iterable[tuple[str, int, int, str, Any]]) -> None:
+        with self.db:
+            self.db.executemany(
+                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
+                ((p, m, s, d, _encode(r)) for p, m, s, d, r in rows),
+            )
+
+    def forget_notes(self, paths: Iterable[str]) -> None:
+        with self.db:
+            self.db.executemany("DELETE FROM notes WHERE path = ?", ((p,) for p in paths))
+
+    # -- pages
+    def page_fingerprints(self, site: str) -> dict[str, str]:
+        return dict(self.db.execute("SELECT url, fingerprint FROM pages WHERE site = ?", (site,)))
+
+    def replace_pages(self, site: str, fingerprints: dict[str, str]) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM pages WHERE site = ?", (site,))
+            self.db.executemany("INSERT INTO pages VALUES (?, ?, ?)", ((site, u, f) for u, f in fingerprints.items()))
+
+    def page_problems(self, site: str) -> list[Any]:
+        return [pickle.loads(b) for (b,) in self.db.execute("SELECT record FROM page_problems WHERE site = ?", (site,))]
+
+    def update_page_problems(self, site: str, cleared: Iterable[str], found: Iterable[tuple[str, Any]]) -> None:
+        """Forget the problems of re-rendered or removed pages, then record the new ones."""
+        with self.db:
+            self.db.executemany("DELETE FROM page_problems WHERE site = ? AND url = ?", ((site, u) for u in cleared))
+            self.db.executemany("INSERT INTO page_problems VALUES (?, ?, ?)",
+                                ((site, u, pickle.dumps(d)) for u, d in found))
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))

@@ -1,0 +1,46 @@
+"""Classify stage (rules): topics and domain guesses from the taxonomy's match rules.
+
+In: a ``Note`` and the ``Taxonomy``. Out: the topics the note belongs to and,
+for notes without a domain, rule scores per domain. Pure functions; the learned
+model that complements these rules lives in ``classify_model``.
+"""
+from __future__ import annotations
+
+from .model import Note
+from .taxonomy import Domain, Taxonomy, Topic
+
+
+def rule_text(note: Note) -> str:
+    """The text the rules look at (case-folded): title, keywords and one-line summary."""
+    return "\n".join((note.title, " ".join(note.keywords), note.summary)).casefold()
+
+
+def note_topics(note: Note, taxonomy: Taxonomy) -> tuple[Topic, ...]:
+    """Topics written in the note win (deduplicated, in order); otherwise every rule that matches."""
+    if note.topics is not None:
+        seen: dict[str, Topic] = {}
+        for name in note.topics:
+            topic = taxonomy.topic(name)
+            seen.setdefault(topic.slug, topic)
+        return tuple(seen.values())
+    text = rule_text(note)
+    return tuple(topic for topic, pattern in taxonomy.topic_matchers if pattern.search(text))
+
+
+def rule_domain_scores(note: Note, taxonomy: Taxonomy) -> dict[str, int]:
+    """Number of distinct rule phrases of each domain found in the note's text."""
+    text = rule_text(note)
+    scores: dict[str, int] = {}
+    for domain, pattern in taxonomy.domain_matchers:
+        hits = pattern.findall(text)
+        if hits:
+            scores[domain.slug] = len(hits)
+    return scores
+
+
+def rule_domain(note: Note, taxonomy: Taxonomy) -> Domain | None:
+    scores = rule_domain_scores(note, taxonomy)
+    if not scores:
+        return None
+    best = max(scores.items(), key=lambda kv: (kv[1], -taxonomy.domains[kv[0]].order))
+    return taxonomy.domains[best[0]]

@@ -1,0 +1,112 @@
+"""Site configuration: the optional ``papernotes.toml`` at the root of a corpus.
+
+Input: the corpus directory. Output: a validated ``SiteConfig`` and the
+``Taxonomy`` it selects. The schema is declarative (type, default and help per
+field); every problem in the file is collected and reported in one go.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import ConfigError, Diagnostic, error
+from .taxonomy import Taxonomy, load_taxonomy
+
+CONFIG_NAME = "papernotes.toml"
+CACHE_DIR = ".papernotes"
+
+
+class TaxonomyFiles(BaseModel):
+    """Site taxonomy files, relative to the corpus; each adds to or overrides the shipped one."""
+
+    model_config = ConfigDict(extra="forbid")
+    venues: list[str] = Field(default_factory=list, description="Venue series/date files.")
+    domains: list[str] = Field(default_factory=list, description="Domain files.")
+    topics: list[str] = Field(default_factory=list, description="Topic files.")
+
+
+class LLMConfig(BaseModel):
+    """OpenAI-compatible endpoint used by ``papernotes draft --engine openai``."""
+
+    model_config = ConfigDict(extra="forbid")
+    base_url: str | None = Field(None, description="Endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL).")
+    model: str | None = Field(None, description="Model name (env PAPERNOTES_MODEL).")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
+    concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once.")
+    requests_per_minute: float = Field(60.0, gt=0, description="Rate limit.")
+    timeout: float = Field(120.0, gt=0, description="Seconds per request.")
+    max_retries: int = Field(4, ge=0, le=20, description="Retries on 429/5xx/timeouts, with backoff.")
+    temperature: float = Field(0.2, ge=0, le=2)
+    price_per_1k_input: float = Field(0.0, ge=0, description="For the cost summary.")
+    price_per_1k_output: float = Field(0.0, ge=0, description="For the cost summary.")
+
+
+class SiteConfig(BaseModel):
+    """Everything in ``papernotes.toml``; all fields are optional."""
+
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field("Paper Notes", description="Site title shown in the header and <title>.")
+    description: str = Field("", description="One-line description for the home page and feeds.")
+    language: Literal["zh", "en"] = Field("zh", description="Language of the site's interface and taxonomy names.")
+    base_url: str = Field("/", description="Public URL of the site root; used for feeds and canonical links.")
+    hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
+    hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
+    taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+
+
+def _line_for_key(text: str, loc: tuple[int | str, ...]) -> int:
+    """Best-effort line of the TOML key a validation error points at."""
+    key = next((part for part in reversed(loc) if isinstance(part, str)), None)
+    if key is None:
+        return 0
+    m = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
+    if m is None and len(loc) > 1:
+        m = re.search(rf"^\s*\[{re.escape(str(loc[0]))}\]", text, re.MULTILINE)
+    return text.count("\n", 0, m.start()) + 1 if m else 0
+
+
+def load_config(corpus: Path) -> tuple[SiteConfig, str]:
+    """The corpus's config (defaults when the file is absent) and a fingerprint of its bytes."""
+    path = corpus / CONFIG_NAME
+    if not path.exists():
+        return SiteConfig(), "default"
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([error(str(path), 0, f"cannot read config: {exc}", "config")]) from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ConfigError([error(str(path), int(m.group(1)) if m else 0, f"invalid TOML: {exc}", "config")]) from exc
+    try:
+        config = SiteConfig.model_validate(data)
+    except ValidationError as exc:
+        problems: list[Diagnostic] = []
+        for item in exc.errors():
+            dotted = ".".join(str(p) for p in item["loc"])
+            problems.append(error(str(path), _line_for_key(text, item["loc"]), f"{dotted}: {item['msg']}", "config"))
+        raise ConfigError(problems) from exc
+    return config, hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def load_site_taxonomy(corpus: Path, config: SiteConfig) -> Taxonomy:
+    files = config.taxonomy
+    missing = [
+        error(str(corpus / CONFIG_NAME), 0, f"taxonomy file not found: {name}", "config")
+        for name in (*files.venues, *files.domains, *files.topics)
+        if not (corpus / name).is_file()
+    ]
+    if missing:
+        raise ConfigError(missing)
+    return load_taxonomy(
+        venues=[corpus / p for p in files.venues],
+        domains=[corpus / p for p in files.domains],
+        topics=[corpus / p for p in files.topics],
+    )

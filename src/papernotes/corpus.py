@@ -1,0 +1,138 @@
+"""Load stage: a corpus directory becomes parsed notes plus diagnostics.
+
+I/O edge of the pipeline: walks the directory, reads changed files and parses
+them (in parallel when there are many), and reuses cached parse results for
+files whose mtime and size are unchanged.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cache import BuildCache
+from .config import CACHE_DIR
+from .errors import CorpusError, Diagnostic, error
+from .model import Note
+from .parse import parse_note
+
+SKIP_FILES = {"README.md", "readme.md", "CHANGELOG.md", "LICENSE.md"}
+PARALLEL_THRESHOLD = 400
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str
+    """Relative to the corpus root, ``/``-separated."""
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedCorpus:
+    notes: tuple[Note, ...]
+    """Every note that parsed (possibly with errors), sorted by path."""
+    diagnostics: tuple[Diagnostic, ...]
+    changed: frozenset[str]
+    """Paths parsed afresh in this run (new or modified files)."""
+    removed: frozenset[str]
+    """Paths in the cache that no longer exist."""
+
+
+def scan(root: Path) -> Iterator[SourceFile]:
+    """Every note file under ``root``; skips hidden and ``_``-prefixed entries and README-like files."""
+    stack = [("", root)]
+    while stack:
+        prefix, directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError as exc:
+            raise CorpusError(f"{directory}: cannot list directory: {exc.strerror}") from exc
+        for entry in entries:
+            name = entry.name
+            if name.startswith((".", "_")) or name == "node_modules":
+                continue
+            if entry.is_dir(follow_symlinks=True):
+                stack.append((f"{prefix}{name}/", Path(entry.path)))
+            elif name.endswith(".md") and not (prefix == "" and name in SKIP_FILES):
+                st = entry.stat()
+                yield SourceFile(prefix + name, st.st_mtime_ns, st.st_size)
+
+
+def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]:
+    """Read and parse one file; undecodable or unreadable files become diagnostics."""
+    try:
+        data = (root / rel).read_bytes()
+    except OSError as exc:
+        return None, [error(rel, 0, f"cannot read file: {exc.strerror}", "io")], ""
+    digest = hashlib.sha1(data).hexdigest()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return None, [error(rel, line, "file is not valid UTF-8", "encoding")], digest
+    note, problems = parse_note(rel, text, digest)
+    return note, problems, digest
+
+
+def _read_many(args: tuple[str, list[str]]) -> list[tuple[str, Note | None, list[Diagnostic], str]]:
+    root, rels = args
+    base = Path(root)
+    return [(rel, *read_note(base, rel)) for rel in rels]
+
+
+def _parse_files(root: Path, rels: list[str], workers: int) -> list[tuple[str, Note | None, list[Diagnostic], str]]:
+    if len(rels) < PARALLEL_THRESHOLD or workers < 2:
+        return _read_many((str(root), rels))
+    chunk = max(50, len(rels) // (workers * 4) + 1)
+    jobs = [(str(root), rels[i:i + chunk]) for i in range(0, len(rels), chunk)]
+    out: list[tuple[str, Note | None, list[Diagnostic], str]] = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        for part in pool.map(_read_many, jobs):
+            out.extend(part)
+    return out
+
+
+def cache_path(root: Path) -> Path:
+    return root / CACHE_DIR / "cache.sqlite"
+
+
+def load_corpus(root: Path, cache: BuildCache, workers: int | None = None) -> LoadedCorpus:
+    """Parse every note of ``root``, reusing the cache for unchanged files."""
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
+    workers = workers or os.cpu_count() or 1
+    files = sorted(scan(root), key=lambda f: f.path)
+    stamps = cache.note_stamps()
+    fresh: list[SourceFile] = []
+    reuse: list[str] = []
+    for f in files:
+        stamp = stamps.get(f.path)
+        if stamp is not None and stamp[0] == f.mtime_ns and stamp[1] == f.size:
+            reuse.append(f.path)
+        else:
+            fresh.append(f)
+    records = cache.note_records(reuse) if reuse else {}
+    parsed = _parse_files(root, [f.path for f in fresh], workers)
+    by_path = {f.path: f for f in fresh}
+    cache.put_notes(
+        (rel, by_path[rel].mtime_ns, by_path[rel].size, digest, (note, problems))
+        for rel, note, problems, digest in parsed
+    )
+    for rel, note, problems, _ in parsed:
+        records[rel] = (note, problems)
+    current = {f.path for f in files}
+    removed = frozenset(p for p in stamps if p not in current)
+    if removed:
+        cache.forget_notes(removed)
+    notes: list[Note] = []
+    diagnostics: list[Diagnostic] = []
+    for f in files:
+        note, problems = records[f.path]
+        if note is not None:
+            notes.append(note)
+        diagnostics.extend(problems)
+    return LoadedCorpus(tuple(notes), tuple(diagnostics), frozenset(by_path), removed)

@@ -1,0 +1,74 @@
+"""Diagnostics and the exception hierarchy shared by every stage.
+
+Stages never print or exit: they return ``Diagnostic`` records (for problems in
+one note that must not stop the rest) or raise a ``PapernotesError`` subclass
+(for problems that stop the whole command). Only the CLI maps these to exit codes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in the user's input, pointing at the file and line."""
+
+    path: str
+    """Path of the offending file, as the user would type it (relative to the corpus when possible)."""
+    line: int
+    """1-based line number; 0 when the problem concerns the whole file."""
+    message: str
+    """Human-readable description, starting lower-case, without a trailing period."""
+    severity: Severity = Severity.ERROR
+    code: str = "error"
+    """Short machine-readable kind, e.g. ``front-matter``, ``missing-field``, ``broken-link``."""
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.severity.value}: {self.message}"
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+
+def warning(path: str, line: int, message: str, code: str) -> Diagnostic:
+    return Diagnostic(path, line, message, Severity.WARNING, code)
+
+
+def error(path: str, line: int, message: str, code: str) -> Diagnostic:
+    return Diagnostic(path, line, message, Severity.ERROR, code)
+
+
+class PapernotesError(Exception):
+    """Base class of every error the CLI reports without a traceback."""
+
+    exit_code = 1
+
+
+class ConfigError(PapernotesError):
+    """``papernotes.toml`` or a taxonomy file is invalid; carries every problem found."""
+
+    exit_code = 2
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        self.diagnostics = diagnostics
+        super().__init__("\n".join(str(d) for d in diagnostics))
+
+
+class CorpusError(PapernotesError):
+    """The corpus cannot be read at all (missing directory, not a directory...)."""
+
+    exit_code = 2
+
+
+class BuildError(PapernotesError):
+    """The build stopped (``--strict`` with errors, or an output problem); the previous site is untouched."""
+
+    exit_code = 1

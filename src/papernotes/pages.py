@@ -1,0 +1,445 @@
+"""Plan stage: entries become page models (pure).
+
+In: resolved ``Entry`` records, the taxonomy and the site config. Out: a list of
+``Page`` records, each naming its template, its documented context dataclass and
+a fingerprint of everything it shows, so the build can skip unchanged pages.
+Every count shown on a page is computed here from the entries behind it.
+"""
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from . import __version__
+from .config import SiteConfig
+from .model import Entry
+from .render import inline_markdown, title_html, title_text
+from .resolve import group_by
+from .taxonomy import Domain, Taxonomy, Topic, Venue
+
+
+# ------------------------------------------------------------------ records
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A labelled link, optionally with the count of notes behind it."""
+
+    label: str
+    url: str
+    """Site-relative target, e.g. ``ICML2026/optimization/``."""
+    count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PaperItem:
+    """One note in a listing: title linking to the note, one-line summary beneath."""
+
+    title_html: str
+    summary_html: str
+    url: str
+    context: str = ""
+    """Venue / domain label shown on cross-venue listings (topic pages); empty elsewhere."""
+
+
+@dataclass(frozen=True, slots=True)
+class Crumb:
+    label: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class VenueDomainContext:
+    """``/{VENUE}/{domain}/``: the seed's page."""
+
+    heading: str
+    """Domain icon and name, e.g. ``📐 优化/理论``."""
+    anchor: str
+    venue: Link
+    """Venue icon + id linking to the venue page; ``count`` is the number of notes on this page."""
+    cross: tuple[Link, ...]
+    """Same domain in every other venue that has it, newest venue first, with counts."""
+    hot: tuple[Link, ...]
+    """Most frequent topics on this page with counts (``×n``)."""
+    items: tuple[PaperItem, ...]
+    """Every note, ordered by slug."""
+
+
+@dataclass(frozen=True, slots=True)
+class VenueContext:
+    """``/{VENUE}/``: the venue's domains with counts."""
+
+    heading: str
+    venue: Venue
+    count: int
+    domains: tuple[Link, ...]
+    hot: tuple[Link, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DomainSection:
+    venue: Link
+    items: tuple[PaperItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DomainContext:
+    """``/domains/{domain}/``: one domain across venues."""
+
+    heading: str
+    count: int
+    venues: tuple[Link, ...]
+    hot: tuple[Link, ...]
+    sections: tuple[DomainSection, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DomainsIndexContext:
+    """``/domains/``: every domain with its count."""
+
+    domains: tuple[Link, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicContext:
+    """``/topics/{topic}/``: notes sharing a topic, newest venue first."""
+
+    heading: str
+    count: int
+    venues: tuple[Link, ...]
+    items: tuple[PaperItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicsIndexContext:
+    """``/topics/``: every topic with its count, most frequent first."""
+
+    topics: tuple[Link, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class VenueCard:
+    venue: Link
+    domain_count: int
+    domains: tuple[Link, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HomeContext:
+    """``/``: totals and one card per venue."""
+
+    notes: int
+    venues: int
+    domains: int
+    cards: tuple[VenueCard, ...]
+    topics: tuple[Link, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NoteContext:
+    """``/{VENUE}/{domain}/{slug}/``: one note."""
+
+    entry: Entry
+    title_html: str
+    summary_html: str
+    venue: Link
+    domain: Link
+    topics: tuple[Link, ...]
+    links: tuple[Link, ...]
+    ratings: tuple[tuple[str, float], ...]
+    """``(label, score)`` pairs in canonical order."""
+    prev: Link | None
+    next: Link | None
+    link_map: tuple[tuple[str, str | None], ...]
+    """Relative links in the body -> site-relative target (``None``: broken)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleContext:
+    """404 and search pages: no data beyond the site."""
+
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
+class RedirectContext:
+    """An old URL kept alive: points to the note's current page."""
+
+    target: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Page:
+    url: str
+    """Site-relative URL: ``""`` for home, ``ICML2026/`` for a directory page, ``404.html`` for a file."""
+    template: str
+    title: str
+    context: Any
+    crumbs: tuple[Crumb, ...] = ()
+    fingerprint: str = ""
+
+    @property
+    def output_path(self) -> str:
+        return self.url + "index.html" if self.url == "" or self.url.endswith("/") else self.url
+
+
+@dataclass(frozen=True, slots=True)
+class SiteLabels:
+    """Translated strings the planner needs (from ``data/i18n.toml``)."""
+
+    lang: str
+    strings: dict[str, str]
+
+    def __call__(self, key: str, **kw: object) -> str:
+        text = self.strings.get(key, key)
+        return text.format(**kw) if kw else text
+
+
+# ------------------------------------------------------------------ helpers
+
+def venue_label(venue: Venue) -> str:
+    return f"{venue.icon} {venue.id}"
+
+
+def domain_label(domain: Domain, lang: str) -> str:
+    return f"{domain.icon} {domain.name(lang)}"
+
+
+def hot_topics(entries: Sequence[Entry], lang: str, limit: int, minimum: int) -> tuple[Link, ...]:
+    """The ``limit`` most frequent topics with at least ``minimum`` notes.
+
+    Ties keep the order in which topics first appear in ``entries`` (the page's own order).
+    """
+    counts: Counter[str] = Counter()
+    first: dict[str, Topic] = {}
+    for entry in entries:
+        for topic in entry.topics:
+            counts[topic.slug] += 1
+            first.setdefault(topic.slug, topic)
+    ranked = sorted(first, key=lambda slug: -counts[slug])  # stable: first appearance breaks ties
+    return tuple(
+        Link(first[s].name(lang), topic_url(first[s]), counts[s]) for s in ranked if counts[s] >= minimum
+    )[:limit]
+
+
+def topic_url(topic: Topic) -> str:
+    return f"topics/{topic.slug}/"
+
+
+def domain_page_url(domain: Domain) -> str:
+    return f"domains/{domain.slug}/"
+
+
+def paper_item(entry: Entry, context: str = "") -> PaperItem:
+    note = entry.note
+    return PaperItem(title_html(note.title), inline_markdown(note.summary), entry.url, context)
+
+
+def _fingerprint(page: Page, salt: str) -> str:
+    payload = repr((salt, page.template, page.title, page.crumbs, page.context)).encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(payload, digest_size=16).hexdigest()
+
+
+def resolve_local_link(entry: Entry, target: str, by_path: dict[str, str], urls: set[str]) -> str | None:
+    """Map a relative link in a note body to a site-relative URL; ``None`` if nothing is there."""
+    parts = urlsplit(target)
+    path = unquote(parts.path)
+    frag = f"#{parts.fragment}" if parts.fragment else ""
+    if not path:
+        return target
+    if path.startswith("/"):
+        candidate = path.lstrip("/")
+    else:
+        source_dir = posixpath.dirname(entry.note.path)
+        if path.endswith(".md"):
+            rel = posixpath.normpath(posixpath.join(source_dir, path))
+            found = by_path.get(rel)
+            return found + frag if found is not None else None
+        candidate = posixpath.normpath(posixpath.join(entry.url, path))
+        if candidate.startswith("../"):
+            return None
+    candidate = candidate.removesuffix("index.html")
+    if candidate in ("", ".") or candidate in urls or candidate + "/" in urls:
+        return (candidate if candidate not in (".",) else "") + ("/" if candidate + "/" in urls else "") + frag
+    return None
+
+
+# ------------------------------------------------------------------ planner
+
+RATING_ORDER = ("novelty", "experiments", "writing", "value")
+
+
+def plan_site(entries: Iterable[Entry], taxonomy: Taxonomy, config: SiteConfig, labels: SiteLabels,
+              salt: str, redirects: Iterable[tuple[str, Entry]] = ()) -> list[Page]:
+    """Every page of the site, with fingerprints; pure and deterministic."""
+    lang = labels.lang
+    entries = sorted(entries, key=lambda e: (e.venue.sort_key, e.domain.slug, e.sort_key))
+    by_venue = group_by(entries, lambda e: e.venue.id)
+    by_cell = group_by(entries, lambda e: (e.venue.id, e.domain.slug))
+    by_domain = group_by(entries, lambda e: e.domain.slug)
+    venues = sorted({e.venue.id: e.venue for e in entries}.values(), key=lambda v: v.sort_key)
+    domains = {e.domain.slug: e.domain for e in entries}
+    pages: list[Page] = []
+    home_crumb = Crumb(labels("home"), "")
+
+    def domain_order(slug: str, count: int) -> tuple[int, int, str]:
+        return (-count, domains[slug].order, slug)
+
+    # venue x domain pages and note pages
+    for (venue_id, slug), cell in by_cell.items():
+        cell.sort(key=lambda e: e.sort_key)
+        venue, domain = cell[0].venue, cell[0].domain
+        cross = tuple(
+            Link(venue_label(v), f"{v.id}/{slug}/", len(by_cell[(v.id, slug)]))
+            for v in venues if v.id != venue_id and (v.id, slug) in by_cell
+        )
+        heading = domain_label(domain, lang)
+        ctx = VenueDomainContext(
+            heading=heading,
+            anchor=domain.slug,
+            venue=Link(venue_label(venue), f"{venue_id}/", len(cell)),
+            cross=cross,
+            hot=hot_topics(cell, lang, config.hot_topics, config.hot_topic_min),
+            items=tuple(paper_item(e) for e in cell),
+        )
+        suffix = "论文解读" if lang == "zh" else "paper notes"
+        pages.append(Page(f"{venue_id}/{slug}/", "venue_domain.html", f"{venue_id} {domain.name(lang)}{suffix}", ctx,
+                          (home_crumb, Crumb(venue_label(venue), f"{venue_id}/"))))
+    pages.extend(_note_pages(entries, by_cell, labels))
+
+    # venue pages
+    for venue in venues:
+        group = by_venue[venue.id]
+        counts = Counter(e.domain.slug for e in group)
+        ctx = VenueContext(
+            heading=venue_label(venue),
+            venue=venue,
+            count=len(group),
+            domains=tuple(Link(domain_label(domains[s], lang), f"{venue.id}/{s}/", n)
+                          for s, n in sorted(counts.items(), key=lambda kv: domain_order(*kv))),
+            hot=hot_topics(group, lang, 10, config.hot_topic_min),
+        )
+        pages.append(Page(f"{venue.id}/", "venue.html", venue.id, ctx, (home_crumb,)))
+
+    # domain pages
+    domain_links: list[Link] = []
+    for slug, group in by_domain.items():
+        domain = domains[slug]
+        per_venue = group_by(group, lambda e: e.venue.id)
+        ordered = [v for v in venues if v.id in per_venue]
+        sections = tuple(
+            DomainSection(Link(venue_label(v), f"{v.id}/{slug}/", len(per_venue[v.id])),
+                          tuple(paper_item(e) for e in sorted(per_venue[v.id], key=lambda e: e.sort_key)))
+            for v in ordered
+        )
+        ctx = DomainContext(
+            heading=domain_label(domain, lang),
+            count=len(group),
+            venues=tuple(s.venue for s in sections),
+            hot=hot_topics(group, lang, 10, config.hot_topic_min),
+            sections=sections,
+        )
+        pages.append(Page(domain_page_url(domain), "domain.html", domain.name(lang), ctx,
+                          (home_crumb, Crumb(labels("domains"), "domains/"))))
+        domain_links.append(Link(domain_label(domain, lang), domain_page_url(domain), len(group)))
+    domain_links.sort(key=lambda link: (-link.count, link.url))
+    pages.append(Page("domains/", "domains.html", labels("all_domains"), DomainsIndexContext(tuple(domain_links)),
+                      (home_crumb,)))
+
+    # topic pages
+    by_topic: dict[str, list[Entry]] = {}
+    topic_of: dict[str, Topic] = {}
+    for entry in entries:
+        for topic in entry.topics:
+            by_topic.setdefault(topic.slug, []).append(entry)
+            topic_of.setdefault(topic.slug, topic)
+    topic_links: list[Link] = []
+    for slug, group in by_topic.items():
+        topic = topic_of[slug]
+        per_venue = Counter(e.venue.id for e in group)
+        ctx = TopicContext(
+            heading=topic.name(lang),
+            count=len(group),
+            venues=tuple(Link(venue_label(v), f"{v.id}/", per_venue[v.id]) for v in venues if v.id in per_venue),
+            items=tuple(paper_item(e, f"{venue_label(e.venue)} · {domain_label(e.domain, lang)}") for e in group),
+        )
+        pages.append(Page(topic_url(topic), "topic.html", topic.name(lang), ctx,
+                          (home_crumb, Crumb(labels("topics"), "topics/"))))
+        topic_links.append(Link(topic.name(lang), topic_url(topic), len(group)))
+    topic_links.sort(key=lambda link: (-link.count, link.url))
+    pages.append(Page("topics/", "topics.html", labels("all_topics"), TopicsIndexContext(tuple(topic_links)),
+                      (home_crumb,)))
+
+    # home
+    cards = []
+    for venue in venues:
+        counts = Counter(e.domain.slug for e in by_venue[venue.id])
+        cards.append(VenueCard(
+            Link(venue_label(venue), f"{venue.id}/", len(by_venue[venue.id])),
+            len(counts),
+            tuple(Link(domains[s].name(lang), f"{venue.id}/{s}/", n)
+                  for s, n in sorted(counts.items(), key=lambda kv: domain_order(*kv))),
+        ))
+    pages.append(Page("", "home.html", config.title,
+                      HomeContext(len(entries), len(venues), len(domains), tuple(cards), tuple(topic_links[:30]))))
+    pages.append(Page("search/", "search.html", labels("search"), SimpleContext("search"), (home_crumb,)))
+    pages.append(Page("404.html", "404.html", labels("not_found_title"), SimpleContext("404")))
+
+    taken = {p.url for p in pages}
+    for old, entry in redirects:
+        if old not in taken:
+            taken.add(old)
+            pages.append(Page(old, "redirect.html", title_text(entry.note.title),
+                              RedirectContext(entry.url, title_text(entry.note.title))))
+    return [Page(p.url, p.template, p.title, p.context, p.crumbs, _fingerprint(p, salt)) for p in pages]
+
+
+def _note_pages(entries: list[Entry], by_cell: dict[tuple[str, str], list[Entry]], labels: SiteLabels) -> list[Page]:
+    lang = labels.lang
+    by_path = {e.note.path: e.url for e in entries}
+    urls = {e.url for e in entries}
+    for venue_id, slug in by_cell:
+        urls.update({f"{venue_id}/", f"{venue_id}/{slug}/", f"domains/{slug}/"})
+    urls.update({"", "topics/", "domains/", "search/"})
+    rating_names = {key: labels(f"rating_{key}") for key in RATING_ORDER}
+    pages = []
+    for cell in by_cell.values():
+        for i, entry in enumerate(cell):
+            note = entry.note
+            prev = cell[i - 1] if i > 0 else None
+            nxt = cell[i + 1] if i + 1 < len(cell) else None
+            ratings = dict(note.ratings)
+            ordered = [(rating_names[k], ratings.pop(k)) for k in RATING_ORDER if k in ratings]
+            ordered += sorted(ratings.items())
+            ctx = NoteContext(
+                entry=entry,
+                title_html=title_html(note.title),
+                summary_html=inline_markdown(note.summary),
+                venue=Link(venue_label(entry.venue), f"{entry.venue.id}/"),
+                domain=Link(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
+                topics=tuple(Link(t.name(lang), topic_url(t)) for t in entry.topics),
+                links=tuple(Link(_link_label(kind), url) for kind, url in note.links),
+                ratings=tuple(ordered),
+                prev=Link(title_text(prev.note.title), prev.url) if prev else None,
+                next=Link(title_text(nxt.note.title), nxt.url) if nxt else None,
+                link_map=tuple((t, resolve_local_link(entry, t, by_path, urls)) for t in note.local_links),
+            )
+            pages.append(Page(entry.url, "note.html", title_text(note.title), ctx, (
+                Crumb(labels("home"), ""),
+                Crumb(venue_label(entry.venue), f"{entry.venue.id}/"),
+                Crumb(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
+            )))
+    return pages
+
+
+def _link_label(kind: str) -> str:
+    return {"arxiv": "arXiv", "openreview": "OpenReview", "code": "Code", "pdf": "PDF"}.get(kind, kind)
+
+
+def build_salt(config_fp: str, taxonomy_fp: str, lang: str) -> str:
+    return f"{__version__}|{config_fp}|{taxonomy_fp}|{lang}"

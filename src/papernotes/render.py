@@ -1,0 +1,138 @@
+"""Render step: Markdown to HTML fragments (pure functions).
+
+In: a note body, a summary or a title (Markdown text). Out: HTML strings that
+the page templates embed, plus the outline (table of contents) and the links
+the body makes. The engine is pyromark (pulldown-cmark), measured as the
+fastest of the native engines on real notes (see BENCHMARKS.md). Math is left
+as TeX in ``<span class="math …">`` with ``\\(…\\)`` / ``\\[…\\]`` delimiters,
+rendered offline in the browser by the KaTeX copy shipped in the package.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+import pyromark
+
+from .formulas import MARKDOWN_OPTIONS
+from .taxonomy import slugify
+
+_INLINE_MATH = re.compile(r'<span class="math math-inline">(.*?)</span>', re.S)
+_DISPLAY_MATH = re.compile(r'<span class="math math-display">(.*?)</span>', re.S)
+_HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+_HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
+_PARA = re.compile(r"^<p>(.*)</p>\s*$", re.S)
+_DOLLAR_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    id: str
+    text: str
+    """Plain text of the heading (tags stripped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedBody:
+    html: str
+    toc: tuple[Heading, ...]
+    links: tuple[str, ...]
+    """Every ``href`` in the body, in order (external and internal)."""
+    has_math: bool
+
+
+def _wrap_math(out: str) -> str:
+    if 'class="math' not in out:
+        return out
+    out = _INLINE_MATH.sub(lambda m: f'<span class="math math-inline">\\({m.group(1)}\\)</span>', out)
+    return _DISPLAY_MATH.sub(lambda m: f'<span class="math math-display">\\[{m.group(1)}\\]</span>', out)
+
+
+def plain_text(fragment: str) -> str:
+    return html.unescape(_TAG.sub("", fragment)).strip()
+
+
+def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
+    """Render a note body; a leading ``# Title`` line is dropped (the page shows the title)."""
+    if drop_title:
+        stripped = markdown.lstrip("\n")
+        if stripped.startswith("# "):
+            nl = stripped.find("\n")
+            markdown = "" if nl < 0 else stripped[nl + 1:]
+    out = pyromark.html(markdown, options=MARKDOWN_OPTIONS)
+    out = _wrap_math(out)
+    toc: list[Heading] = []
+    used: set[str] = set()
+
+    def heading(m: re.Match[str]) -> str:
+        level, inner = int(m.group(1)), m.group(2)
+        text = plain_text(inner)
+        base = slugify(text) or f"section-{len(toc) + 1}"
+        anchor, n = base, 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        if level in (2, 3):
+            toc.append(Heading(level, anchor, text))
+        return (f'<h{level} id="{anchor}">{inner}'
+                f'<a class="headerlink" href="#{anchor}" title="Permanent link">¶</a></h{level}>')
+
+    out = _HEADING.sub(heading, out)
+    if "<table>" in out:
+        out = _TABLE.sub(r'<div class="table-wrap"><table>\1</table></div>', out)
+    links = tuple(m.group(1) for m in _HREF.finditer(out)) if "<a " in out else ()
+    return RenderedBody(out, tuple(toc), links, 'class="math' in out)
+
+
+def inline_markdown(text: str) -> str:
+    """One line of Markdown (a summary) as inline HTML, without the ``<p>`` wrapper."""
+    if not text:
+        return ""
+    out = _wrap_math(pyromark.html(text, options=MARKDOWN_OPTIONS))
+    m = _PARA.match(out)
+    return m.group(1).strip() if m else out.strip()
+
+
+def title_html(title: str) -> str:
+    """A title as HTML: escaped text, with ``$…$`` spans kept as math (no other Markdown)."""
+    if "$" not in title:
+        return html.escape(title, quote=False)
+    parts: list[str] = []
+    pos = 0
+    for m in _DOLLAR_MATH.finditer(title):
+        parts.append(html.escape(title[pos:m.start()], quote=False))
+        parts.append(f'<span class="math math-inline">\\({html.escape(m.group(1), quote=False)}\\)</span>')
+        pos = m.end()
+    parts.append(html.escape(title[pos:], quote=False))
+    return "".join(parts)
+
+
+def title_text(title: str) -> str:
+    """A title for ``<title>`` and search: math delimiters removed."""
+    return _DOLLAR_MATH.sub(lambda m: m.group(1), title) if "$" in title else title
+
+
+def rewrite_links(fragment: str, resolve) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """Apply ``resolve(href) -> new href | None | href`` to every link.
+
+    ``None`` means the target does not exist: the link becomes plain text marked
+    ``broken-link`` (so the built site never has a dead link) and is returned.
+    """
+    broken: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        href = html.unescape(m.group(1))
+        new = resolve(href)
+        if new is None:
+            broken.append(href)
+            return f'<span class="broken-link" title="{html.escape(href)}">{m.group(3)}</span>'
+        if new == href:
+            return m.group(0)
+        return f'<a href="{html.escape(new)}"{m.group(2)}>{m.group(3)}</a>'
+
+    return _HREF.sub(sub, fragment), broken

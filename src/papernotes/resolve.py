@@ -1,0 +1,66 @@
+"""Resolve stage: parsed notes become site entries.
+
+In: parsed ``Note`` records, their parse diagnostics and the ``Taxonomy``.
+Out: ``Entry`` records (taxonomy objects attached, topics assigned, URL fixed)
+and the diagnostics of this stage. Notes with errors are left out here, so one
+bad file never breaks the site; ``--strict`` turns that into a failed build.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from .classify import note_topics
+from .errors import Diagnostic, error, warning
+from .model import Entry, Note
+from .taxonomy import Taxonomy
+
+RESERVED = {"assets", "search", "topics", "domains", "404.html", "feeds", "en", "zh"}
+
+
+def note_url(note: Note) -> str:
+    return f"{note.venue}/{note.domain}/{note.slug}/"
+
+
+def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: Taxonomy) -> tuple[list[Entry], list[Diagnostic]]:
+    failed = {d.path for d in diagnostics if d.is_error}
+    problems: list[Diagnostic] = []
+    entries: list[Entry] = []
+    by_url: dict[str, Note] = {}
+    by_id: dict[str, Note] = {}
+    warned_domains: set[str] = set()
+    warned_venues: set[str] = set()
+    for note in notes:
+        if note.path in failed:
+            continue
+        if note.venue in RESERVED or note.venue.lower() in RESERVED:
+            problems.append(error(note.path, note.line_of("venue"), f"venue {note.venue!r} is a reserved name", "schema"))
+            continue
+        url = note_url(note)
+        if (other := by_url.get(url)) is not None:
+            problems.append(error(note.path, 1, f"same venue, domain and slug as {other.path} (URL {url})", "duplicate-url"))
+            continue
+        if (other := by_id.get(note.id)) is not None:
+            problems.append(error(note.path, note.line_of("id"), f"id {note.id!r} is already used by {other.path}", "duplicate-id"))
+            continue
+        venue = taxonomy.venue(note.venue)
+        domain = taxonomy.domain(note.domain)
+        if not domain.known and domain.slug not in warned_domains:
+            warned_domains.add(domain.slug)
+            problems.append(warning(note.path, note.line_of("domain"),
+                                    f"domain {domain.slug!r} is not in the taxonomy; it is shown under its slug", "unknown-domain"))
+        if not venue.known and venue.id not in warned_venues:
+            warned_venues.add(venue.id)
+            problems.append(warning(note.path, note.line_of("venue"),
+                                    f"venue {venue.id!r} is not in the taxonomy; add its series to a venues file", "unknown-venue"))
+        by_url[url] = note
+        by_id[note.id] = note
+        entries.append(Entry(note, venue, domain, note_topics(note, taxonomy), url, note.slug))
+    return entries, problems
+
+
+def group_by(entries: Iterable[Entry], key) -> dict:  # type: ignore[no-untyped-def]
+    groups: dict = defaultdict(list)
+    for entry in entries:
+        groups[key(entry)].append(entry)
+    return groups

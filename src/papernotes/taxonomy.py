@@ -1,0 +1,368 @@
+"""Taxonomies: venues, research domains and topics, loaded from data files.
+
+Input: the TOML files shipped in ``papernotes/data`` plus optional site files
+named in ``papernotes.toml`` (``[taxonomy]``), which add entries or override
+shipped ones field by field. Output: an immutable ``Taxonomy`` that every later
+stage uses to name, order and label things. Nothing here is a constant in code:
+icons, names and match rules all come from the data files.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, Diagnostic, error
+
+VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
+SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+_VENUE_PARTS = re.compile(r"^(?P<series>[A-Za-z][A-Za-z_.-]*?)[-_]?(?P<year>(?:19|20)\d{2})$")
+DEFAULT_VENUE_ICON = "📄"
+DEFAULT_DOMAIN_ICON = "📂"
+
+
+@dataclass(frozen=True, slots=True)
+class Venue:
+    id: str
+    """Identifier used in front matter and URLs, e.g. ``ICML2026``."""
+    name: str
+    """Series display name, e.g. ``ICML``."""
+    year: int | None
+    icon: str
+    date: dt.date
+    """Conference date used for ordering venues, newest first."""
+    zh: str = ""
+    en: str = ""
+    known: bool = True
+    """False when the series is not in the taxonomy (the page still builds)."""
+
+    @property
+    def sort_key(self) -> tuple[int, str]:
+        return (-self.date.toordinal(), self.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    slug: str
+    icon: str
+    zh: str
+    en: str
+    rules: tuple[str, ...] = field(default=(), repr=False)
+    order: int = 0
+    """Position in the taxonomy file; ties in counts are broken by it."""
+    known: bool = True
+
+    def name(self, lang: str) -> str:
+        return self.en if lang == "en" else self.zh
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    slug: str
+    zh: str
+    en: str
+    rules: tuple[str, ...] = field(default=(), repr=False)
+    order: int = 0
+    known: bool = True
+
+    def name(self, lang: str) -> str:
+        return self.en if lang == "en" else self.zh
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    id: str
+    name: str
+    icon: str
+    month: int
+    zh: str = ""
+    en: str = ""
+
+
+class PhraseMatcher:
+    """Case-insensitive phrase search; ASCII phrases must stand as whole words.
+
+    Plain substring scans: an order of magnitude faster than one regex with
+    look-arounds per rule, which matters when every note is matched on every build.
+    """
+
+    __slots__ = ("phrases",)
+
+    def __init__(self, rules: tuple[str, ...]) -> None:
+        self.phrases = tuple((rule.casefold(), rule.isascii()) for rule in rules if rule)
+
+    def findall(self, folded: str) -> list[str]:
+        """Phrases present in ``folded`` (text already passed through ``str.casefold``)."""
+        found = []
+        for phrase, whole_word in self.phrases:
+            start = folded.find(phrase)
+            while start >= 0:
+                end = start + len(phrase)
+                if not whole_word or (
+                    (start == 0 or not _is_word(folded[start - 1])) and (end == len(folded) or not _is_word(folded[end]))
+                ):
+                    found.append(phrase)
+                    break
+                start = folded.find(phrase, start + 1)
+        return found
+
+    def search(self, folded: str) -> bool:
+        return bool(self.findall(folded))
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def compile_rules(rules: tuple[str, ...]) -> PhraseMatcher | None:
+    matcher = PhraseMatcher(rules)
+    return matcher if matcher.phrases else None
+
+
+@dataclass(frozen=True)
+class Taxonomy:
+    series: dict[str, Series]
+    """Keyed by lower-case series id."""
+    venue_dates: dict[str, dt.date]
+    domains: dict[str, Domain]
+    topics: dict[str, Topic]
+    fingerprint: str
+    _topic_names: dict[str, str] = field(default_factory=dict)
+
+    def venue(self, venue_id: str) -> Venue:
+        """The venue record for an id; unknown series still get a name, year and date."""
+        return self._venue(venue_id)
+
+    @cached_property
+    def _venue_cache(self) -> dict[str, Venue]:
+        return {}
+
+    def _venue(self, venue_id: str) -> Venue:
+        cached = self._venue_cache.get(venue_id)
+        if cached is not None:
+            return cached
+        m = _VENUE_PARTS.match(venue_id)
+        series_id, year = (m["series"], int(m["year"])) if m else (venue_id, None)
+        series = self.series.get(series_id.lower())
+        month = series.month if series else 1
+        date = self.venue_dates.get(venue_id) or dt.date(year or 1970, month, 1)
+        venue = Venue(
+            id=venue_id,
+            name=series.name if series else series_id,
+            year=year,
+            icon=series.icon if series else DEFAULT_VENUE_ICON,
+            date=date,
+            zh=series.zh if series else "",
+            en=series.en if series else "",
+            known=series is not None and year is not None,
+        )
+        self._venue_cache[venue_id] = venue
+        return venue
+
+    def domain(self, slug: str) -> Domain:
+        found = self.domains.get(slug)
+        if found is not None:
+            return found
+        return Domain(slug, DEFAULT_DOMAIN_ICON, slug, slug, order=len(self.domains), known=False)
+
+    def topic(self, name: str) -> Topic:
+        """Resolve a topic given by slug, zh or en name (case-insensitive); unknown names become ad-hoc topics."""
+        slug = self._topic_names.get(name.strip().casefold())
+        if slug is not None:
+            return self.topics[slug]
+        adhoc = slugify(name) or hashlib.sha1(name.encode()).hexdigest()[:8]
+        return Topic(adhoc, name.strip(), name.strip(), order=len(self.topics), known=False)
+
+    @cached_property
+    def topic_matchers(self) -> tuple[tuple[Topic, PhraseMatcher], ...]:
+        return tuple((t, p) for t in self.topics.values() if (p := compile_rules(t.rules)) is not None)
+
+    @cached_property
+    def domain_matchers(self) -> tuple[tuple[Domain, PhraseMatcher], ...]:
+        return tuple((d, p) for d in self.domains.values() if (p := compile_rules(d.rules)) is not None)
+
+
+_SLUG_DROP = re.compile(r"[^\w\s-]", re.UNICODE)
+_SLUG_SPACE = re.compile(r"[\s_-]+")
+
+
+def slugify(text: str, max_len: int = 80) -> str:
+    """Lower-case, keep letters/digits of any script, join words with ``_``."""
+    text = _SLUG_DROP.sub("", text.casefold())
+    return _SLUG_SPACE.sub("_", text).strip("_")[:max_len].rstrip("_")
+
+
+# ---------------------------------------------------------------- loading
+
+def _read_toml(path: Path, label: str, problems: list[Diagnostic]) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        problems.append(error(str(path), 0, f"cannot read {label}: {exc.strerror}", "taxonomy"))
+        return {}
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _toml_error_line(str(exc))
+        problems.append(error(str(path), line, f"invalid TOML in {label}: {exc}", "taxonomy"))
+        return {}
+
+
+def _toml_error_line(message: str) -> int:
+    m = re.search(r"line (\d+)", message)
+    return int(m.group(1)) if m else 0
+
+
+def _line_of(text: str, needle: str) -> int:
+    idx = text.find(needle)
+    return text.count("\n", 0, idx) + 1 if idx >= 0 else 0
+
+
+def _entries(data: dict[str, Any], key: str, path: Path, problems: list[Diagnostic]) -> list[dict[str, Any]]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        problems.append(error(str(path), 0, f"`{key}` must be an array of tables ([[{key}]])", "taxonomy"))
+        return []
+    return value
+
+
+def _str_field(entry: dict[str, Any], name: str, where: tuple[str, int], problems: list[Diagnostic],
+               required: bool = True, default: str = "") -> str:
+    value = entry.get(name, default)
+    if isinstance(value, str) and (value or not required):
+        return value
+    problems.append(error(where[0], where[1], f"field `{name}` must be a non-empty string", "taxonomy"))
+    return default
+
+
+def _rules(entry: dict[str, Any], where: tuple[str, int], problems: list[Diagnostic]) -> tuple[str, ...]:
+    value = entry.get("rules", [])
+    if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
+        return tuple(value)
+    problems.append(error(where[0], where[1], "`rules` must be a list of non-empty strings", "taxonomy"))
+    return ()
+
+
+class _Loader:
+    """Accumulates taxonomy entries from the shipped files and site overrides."""
+
+    def __init__(self) -> None:
+        self.problems: list[Diagnostic] = []
+        self.series: dict[str, Series] = {}
+        self.venue_dates: dict[str, dt.date] = {}
+        self.domains: dict[str, Domain] = {}
+        self.topics: dict[str, Topic] = {}
+        self.digest = hashlib.sha256()
+
+    def _load(self, path: Path, label: str) -> tuple[dict[str, Any], str]:
+        data = _read_toml(path, label, self.problems)
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except OSError:
+            text = ""
+        self.digest.update(text.encode())
+        return data, text
+
+    def venues(self, path: Path) -> None:
+        data, text = self._load(path, "venue taxonomy")
+        for entry in _entries(data, "series", path, self.problems):
+            sid = entry.get("id")
+            where = (str(path), _line_of(text, f'"{sid}"'))
+            if not isinstance(sid, str) or not sid:
+                self.problems.append(error(str(path), 0, "a [[series]] entry has no `id`", "taxonomy"))
+                continue
+            old = self.series.get(sid.lower())
+            month = entry.get("month", old.month if old else 1)
+            if not isinstance(month, int) or not 1 <= month <= 12:
+                self.problems.append(error(*where, f"series {sid}: `month` must be 1-12", "taxonomy"))
+                month = 1
+            self.series[sid.lower()] = Series(
+                id=sid,
+                name=_str_field(entry, "name", where, self.problems, False, old.name if old else sid),
+                icon=_str_field(entry, "icon", where, self.problems, False, old.icon if old else DEFAULT_VENUE_ICON),
+                month=month,
+                zh=_str_field(entry, "zh", where, self.problems, False, old.zh if old else ""),
+                en=_str_field(entry, "en", where, self.problems, False, old.en if old else ""),
+            )
+        for entry in _entries(data, "venue", path, self.problems):
+            vid, date = entry.get("id"), entry.get("date")
+            where = (str(path), _line_of(text, f'"{vid}"'))
+            if not isinstance(vid, str) or not VENUE_ID.match(vid):
+                self.problems.append(error(*where, f"venue id {vid!r} must look like ICML2026", "taxonomy"))
+                continue
+            if isinstance(date, str):
+                try:
+                    date = dt.date.fromisoformat(date)
+                except ValueError:
+                    pass
+            if not isinstance(date, dt.date):
+                self.problems.append(error(*where, f"venue {vid}: `date` must be YYYY-MM-DD", "taxonomy"))
+                continue
+            self.venue_dates[vid] = date
+
+    def domain_file(self, path: Path) -> None:
+        data, text = self._load(path, "domain taxonomy")
+        for entry in _entries(data, "domain", path, self.problems):
+            slug = entry.get("slug")
+            where = (str(path), _line_of(text, f'"{slug}"'))
+            if not isinstance(slug, str) or not SLUG.match(slug):
+                self.problems.append(error(*where, f"domain slug {slug!r} must be lower-case letters, digits, _ or -", "taxonomy"))
+                continue
+            old = self.domains.get(slug)
+            self.domains[slug] = Domain(
+                slug=slug,
+                icon=_str_field(entry, "icon", where, self.problems, False, old.icon if old else DEFAULT_DOMAIN_ICON),
+                zh=_str_field(entry, "zh", where, self.problems, old is None, old.zh if old else ""),
+                en=_str_field(entry, "en", where, self.problems, old is None, old.en if old else ""),
+                rules=_rules(entry, where, self.problems) if "rules" in entry or not old else old.rules,
+                order=old.order if old else len(self.domains),
+            )
+
+    def topic_file(self, path: Path) -> None:
+        data, text = self._load(path, "topic taxonomy")
+        for entry in _entries(data, "topic", path, self.problems):
+            slug = entry.get("slug")
+            where = (str(path), _line_of(text, f'"{slug}"'))
+            if not isinstance(slug, str) or not SLUG.match(slug):
+                self.problems.append(error(*where, f"topic slug {slug!r} must be lower-case letters, digits, _ or -", "taxonomy"))
+                continue
+            old = self.topics.get(slug)
+            self.topics[slug] = Topic(
+                slug=slug,
+                zh=_str_field(entry, "zh", where, self.problems, old is None, old.zh if old else ""),
+                en=_str_field(entry, "en", where, self.problems, old is None, old.en if old else ""),
+                rules=_rules(entry, where, self.problems) if "rules" in entry or not old else old.rules,
+                order=old.order if old else len(self.topics),
+            )
+
+    def result(self) -> Taxonomy:
+        if self.problems:
+            raise ConfigError(self.problems)
+        names: dict[str, str] = {}
+        for topic in self.topics.values():
+            for name in (topic.en, topic.zh, topic.slug):
+                names[name.casefold()] = topic.slug
+        return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
+                        self.digest.hexdigest()[:16], names)
+
+
+def shipped_file(name: str) -> Path:
+    return Path(str(resources.files("papernotes") / "data" / name))
+
+
+def load_taxonomy(venues: list[Path] = (), domains: list[Path] = (), topics: list[Path] = ()) -> Taxonomy:  # type: ignore[assignment]
+    """Shipped taxonomy overlaid with site files; every problem is reported at once."""
+    loader = _Loader()
+    for path in [shipped_file("venues.toml"), *venues]:
+        loader.venues(path)
+    for path in [shipped_file("domains.toml"), *domains]:
+        loader.domain_file(path)
+    for path in [shipped_file("topics.toml"), *topics]:
+        loader.topic_file(path)
+    return loader.result()

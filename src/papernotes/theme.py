@@ -1,0 +1,154 @@
+"""Render stage: a ``Page`` becomes HTML through its Jinja2 template.
+
+In: planned pages (and, for note pages, the note's Markdown body read from the
+corpus). Out: HTML bytes. Templates live in ``papernotes/templates`` and each
+receives ``page`` (the ``Page``), ``c`` (its context dataclass, documented in
+``pages.py``), ``site`` (the ``SiteConfig``), ``lang``, ``t`` (translations),
+``root`` (relative path to the site root) and the ``rel`` filter that turns a
+site-relative URL into one relative to the current page.
+"""
+from __future__ import annotations
+
+import posixpath
+import tomllib
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import jinja2
+
+from .config import SiteConfig
+from .errors import Diagnostic, warning
+from .pages import NoteContext, Page, SiteLabels
+from .parse import split_front_matter
+from .render import markdown_body, rewrite_links
+
+_SAFE = "/#?=&%.-_~:+,;@!$'()*"
+
+
+@lru_cache(maxsize=None)
+def ui_strings(lang: str) -> dict[str, str]:
+    data = tomllib.loads((resources.files("papernotes") / "data" / "i18n.toml").read_text(encoding="utf-8"))
+    return data[lang]
+
+
+def labels_for(lang: str) -> SiteLabels:
+    return SiteLabels(lang, ui_strings(lang))
+
+
+def relative_url(target: str, current: str) -> str:
+    """``target`` (site-relative) as seen from the page at ``current``; percent-encoded."""
+    if "://" in target or target.startswith(("#", "mailto:")):
+        return target
+    base = current if current.endswith("/") or current == "" else posixpath.dirname(current) + "/"
+    if base == "/":
+        base = ""
+    base_parts = [p for p in base.split("/") if p]
+    path, _, frag = target.partition("#")
+    target_parts = path.split("/")
+    i = 0
+    while i < len(base_parts) and i < len(target_parts) - 1 and base_parts[i] == target_parts[i]:
+        i += 1
+    rel = "../" * (len(base_parts) - i) + "/".join(target_parts[i:])
+    rel = quote(rel or "./", safe=_SAFE)
+    return f"{rel}#{frag}" if frag else rel
+
+
+def _stars(score: float) -> str:
+    full = int(score)
+    half = score - full >= 0.5
+    return "★" * full + ("½" if half else "") + "☆" * (5 - full - (1 if half else 0))
+
+
+class Theme:
+    """The Jinja environment plus everything a page render needs."""
+
+    def __init__(self, config: SiteConfig, corpus: Path) -> None:
+        self.config = config
+        self.corpus = corpus
+        self.labels = labels_for(config.language)
+        self.base_path = urlsplit(config.base_url).path or "/"
+        if not self.base_path.endswith("/"):
+            self.base_path += "/"
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(resources.files("papernotes") / "templates")),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            auto_reload=False,
+        )
+        self.env.globals.update(site=config, lang=config.language, t=self.labels, stars=_stars)
+        theme = self
+
+        @jinja2.pass_context
+        def rel(ctx: Any, target: str) -> str:
+            return theme._rel(ctx, target)
+
+        self.env.filters["rel"] = rel
+        for name in self.env.list_templates():  # compile once, before any worker forks
+            self.env.get_template(name)
+
+    def _rel(self, ctx: Any, target: str) -> str:
+        page: Page = ctx["page"]
+        if page.template == "404.html":
+            return quote(self.base_path + target, safe=_SAFE)
+        return relative_url(target, page.url)
+
+    def root_for(self, page: Page) -> str:
+        if page.template == "404.html":
+            return self.base_path
+        return relative_url("", page.url) if page.url else ""
+
+    def render(self, page: Page) -> tuple[bytes, list[Diagnostic]]:
+        problems: list[Diagnostic] = []
+        extra: dict[str, Any] = {}
+        has_math = False
+        if isinstance(page.context, NoteContext):
+            extra, problems = self._note_body(page)
+            has_math = bool(extra.pop("body_has_math")) or 'class="math' in page.context.title_html
+        else:
+            has_math = _context_has_math(page.context)
+        template = self.env.get_template(page.template)
+        text = template.render(page=page, c=page.context, root=self.root_for(page), has_math=has_math, **extra)
+        return text.encode("utf-8"), problems
+
+    def _note_body(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
+        ctx: NoteContext = page.context
+        note = ctx.entry.note
+        source = self.corpus / note.path
+        problems: list[Diagnostic] = []
+        try:
+            text = source.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(warning(note.path, 0, f"cannot re-read note body: {exc}", "io"))
+            text = ""
+        _, body, _ = split_front_matter(text.replace("\r\n", "\n"))
+        rendered = markdown_body(body)
+        html = rendered.html
+        if rendered.links:
+            link_map = dict(ctx.link_map)
+
+            def resolve(href: str) -> str | None:
+                if href in link_map:
+                    target = link_map[href]
+                    return None if target is None else relative_url(target, page.url)
+                return href
+
+            html, broken = rewrite_links(html, resolve)
+            for href in broken:
+                problems.append(warning(note.path, _line_of(text, href), f"broken link: {href}", "broken-link"))
+        return {"body_html": html, "toc": rendered.toc, "body_has_math": rendered.has_math}, problems
+
+
+def _line_of(text: str, needle: str) -> int:
+    idx = text.find(needle)
+    return text.count("\n", 0, idx) + 1 if idx >= 0 else 0
+
+
+def _context_has_math(ctx: Any) -> bool:
+    items = getattr(ctx, "items", None)
+    if items is None:
+        sections = getattr(ctx, "sections", ())
+        items = [p for s in sections for p in s.items]
+    return any('class="math' in p.title_html or 'class="math' in p.summary_html for p in items)
