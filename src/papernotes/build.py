@@ -6,7 +6,6 @@ changed pages (in parallel) → search index and assets → atomic swap.
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import shutil
 import time
@@ -14,18 +13,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .cache import BuildCache
+from .cache import BuildCache, decode_problem, encode_problem
 from .config import load_config, load_site_taxonomy
 from .corpus import cache_path, load_corpus
 from .errors import BuildError, Diagnostic
 from .model import Entry
-from .output import MARKER, Staging
-from .pages import Page, build_salt, plan_site
+from .output import Staging
 from .resolve import resolve
-from .search import search_index
-from .theme import Theme, labels_for
+
+if TYPE_CHECKING:
+    from .pages import Page
+    from .theme import Theme
 
 Progress = Callable[[str, int, int], None]
 PARALLEL_PAGES = 150
@@ -69,36 +70,53 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     staging = Staging(out)
     staging.check_target(corpus)
     site_key = str(staging.out)
-    salt = build_salt(config_fp, taxonomy.fingerprint, config.language)
+    salt = f"{__version__}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
 
     with BuildCache(cache_path(corpus) if use_cache else None) as cache:
         loaded = load_corpus(corpus, cache, workers)
-        entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy)
+        previous_ok = staging.has_previous() and cache.get_meta(f"built:{site_key}") == salt
+        if previous_ok and not loaded.changed and not loaded.removed and not strict:
+            result.up_to_date = True
+            result.notes = int(cache.get_meta(f"notes:{site_key}") or 0)
+            result.diagnostics = [*loaded.diagnostics, *_decode_problems(cache.load_blob(f"resolve:{site_key}")),
+                                  *cache.page_problems(site_key)]
+            result.pages = len(cache.page_fingerprints(site_key))
+            result.seconds = time.perf_counter() - started
+            return result
+        memo_key = f"topics:{taxonomy.fingerprint}"
+        memo = cache.load_blob(memo_key) or {}
+        before_memo = set(memo)
+        entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy, memo)
+        live = {n.digest for n in loaded.notes}
+        memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
+        if set(memo) != before_memo:
+            cache.delete_blobs("topics:")
+            cache.save_blob(memo_key, memo)
         result.diagnostics = [*loaded.diagnostics, *problems]
         result.notes = len(entries)
         if strict and result.errors:
             raise BuildError(f"{len(result.errors)} error(s) in the corpus; nothing was written (--strict)")
-        previous_ok = staging.has_previous() and cache.get_meta(f"built:{site_key}") == salt
-        if previous_ok and not loaded.changed and not loaded.removed:
-            result.up_to_date = True
-            result.diagnostics += cache.page_problems(site_key)
-            result.pages = len(cache.page_fingerprints(site_key))
-            result.seconds = time.perf_counter() - started
-            return result
+
+        # the rendering half of the pipeline is imported only when something changed
+        from .pages import Page, plan_site
+        from .search import search_index
+        from .theme import Theme, labels_for
 
         pages = plan_site(entries, taxonomy, config, labels_for(config.language), salt, redirects_for(entries))
         result.pages = len(pages)
         before = cache.page_fingerprints(site_key) if previous_ok else {}
         todo = [p for p in pages if before.get(p.url) != p.fingerprint]
         stale = set(before) - {p.url for p in pages}
-        theme = Theme(config, corpus)
-        staging.begin(reuse_previous=previous_ok)
+        theme = Theme(config, corpus, cache_path(corpus).parent / "jinja" if use_cache else None)
+        staging.begin(incremental=previous_ok)
         try:
             page_problems = _render_pages(theme, todo, staging, workers, progress)
+            staging.planned_writes([p.output_path for p in todo])
             for url in stale:
                 staging.remove(Page(url, "", "", None).output_path)
             if not previous_ok or loaded.changed or loaded.removed:
                 staging.write("search/index.json", search_index(entries, config.language))
+                staging.planned_writes(["search/index.json"])
             if not previous_ok:
                 _copy_assets(staging)
             staging.commit({"papernotes": __version__, "corpus": str(corpus), "notes": len(entries)})
@@ -110,8 +128,14 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         result.rendered, result.removed = len(todo), len(stale)
         cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
         cache.set_meta(f"built:{site_key}", salt)
+        cache.set_meta(f"notes:{site_key}", str(len(entries)))
+        cache.save_blob(f"resolve:{site_key}", [encode_problem(d) for d in problems])
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _decode_problems(rows: list[tuple[str, int, str, str, str]] | None) -> list[Diagnostic]:
+    return [decode_problem(row) for row in rows or ()]
 
 
 # ------------------------------------------------------------ rendering
@@ -132,6 +156,8 @@ def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
 
 def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int,
                   progress: Progress | None) -> list[tuple[str, Diagnostic]]:
+    import multiprocessing
+
     global _JOB
     total = len(pages)
     if progress:

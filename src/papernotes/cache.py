@@ -21,9 +21,7 @@ SCHEMA_VERSION = f"{__version__}-3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS notes (
-    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL,
-    digest TEXT NOT NULL, record BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS pages (
     site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
 CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL);
@@ -31,16 +29,22 @@ CREATE INDEX IF NOT EXISTS page_problems_url ON page_problems (site, url);
 """
 
 
-def _encode(record: tuple[Note | None, list[Diagnostic]]) -> bytes:
-    note, problems = record
-    rows = [(d.path, d.line, d.message, d.severity.value, d.code) for d in problems]
-    return marshal.dumps((note.to_row() if note is not None else None, rows))
+def encode_problem(d: Diagnostic) -> tuple[str, int, str, str, str]:
+    return (d.path, d.line, d.message, d.severity.value, d.code)
 
 
-def _decode(blob: bytes) -> tuple[Note | None, list[Diagnostic]]:
-    row, rows = marshal.loads(blob)
-    note = Note.from_row(row) if row is not None else None
-    return note, [Diagnostic(p, ln, m, Severity(s), c) for p, ln, m, s, c in rows]
+def decode_problem(row: tuple[str, int, str, str, str]) -> Diagnostic:
+    path, line, message, severity, code = row
+    return Diagnostic(path, line, message, Severity(severity), code)
+
+
+def encode_record(note: Note | None, problems: list[Diagnostic]) -> tuple[Any, Any]:
+    return (note.to_row() if note is not None else None, tuple(encode_problem(d) for d in problems))
+
+
+def decode_record(note_row: Any, rows: Any) -> tuple[Note | None, list[Diagnostic]]:
+    note = Note.from_row(note_row) if note_row is not None else None
+    return note, [decode_problem(row) for row in rows]
 
 
 class BuildCache:
@@ -59,7 +63,7 @@ class BuildCache:
         row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         if row is None or row[0] != SCHEMA_VERSION:
             with self.db:
-                self.db.execute("DELETE FROM notes")
+                self.db.execute("DELETE FROM blobs")
                 self.db.execute("DELETE FROM pages")
                 self.db.execute("DELETE FROM page_problems")
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -73,30 +77,26 @@ class BuildCache:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- notes
-    def note_stamps(self) -> dict[str, tuple[int, int, str]]:
-        return {p: (m, s, d) for p, m, s, d in self.db.execute("SELECT path, mtime_ns, size, digest FROM notes")}
+    # -- notes: one marshal snapshot {path: (mtime_ns, size, digest, note row, diagnostic rows)}
+    def load_notes(self) -> dict[str, tuple[int, int, str, Any, Any]]:
+        row = self.db.execute("SELECT value FROM blobs WHERE key = 'notes'").fetchone()
+        return marshal.loads(row[0]) if row else {}
 
-    def note_records(self, paths: Iterable[str]) -> dict[str, Any]:
-        wanted = list(paths)
-        out: dict[str, Any] = {}
-        for start in range(0, len(wanted), 900):
-            chunk = wanted[start:start + 900]
-            marks = ",".join("?" * len(chunk))
-            for path, blob in self.db.execute(f"SELECT path, record FROM notes WHERE path IN ({marks})", chunk):
-                out[path] = _decode(blob)
-        return out
-
-    def put_notes(self, rows: Iterable[tuple[str, int, int, str, Any]]) -> None:
+    def save_notes(self, snapshot: dict[str, tuple[int, int, str, Any, Any]]) -> None:
         with self.db:
-            self.db.executemany(
-                "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
-                ((p, m, s, d, _encode(r)) for p, m, s, d, r in rows),
-            )
+            self.db.execute("INSERT OR REPLACE INTO blobs VALUES ('notes', ?)", (marshal.dumps(snapshot),))
 
-    def forget_notes(self, paths: Iterable[str]) -> None:
+    def load_blob(self, key: str) -> Any:
+        row = self.db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
+        return marshal.loads(row[0]) if row else None
+
+    def save_blob(self, key: str, value: Any) -> None:
         with self.db:
-            self.db.executemany("DELETE FROM notes WHERE path = ?", ((p,) for p in paths))
+            self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, marshal.dumps(value)))
+
+    def delete_blobs(self, prefix: str) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM blobs WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
 
     # -- pages
     def page_fingerprints(self, site: str) -> dict[str, str]:

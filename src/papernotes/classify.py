@@ -23,19 +23,16 @@ def note_topics(note: Note, taxonomy: Taxonomy) -> tuple[Topic, ...]:
             topic = taxonomy.topic(name)
             seen.setdefault(topic.slug, topic)
         return tuple(seen.values())
-    text = rule_text(note)
-    return tuple(topic for topic, pattern in taxonomy.topic_matchers if pattern.search(text))
+    found = {owner for owner, _ in taxonomy.topic_index.hits(rule_text(note))}
+    return tuple(topic for topic in taxonomy.topics.values() if topic.slug in found)
 
 
 def rule_domain_scores(note: Note, taxonomy: Taxonomy) -> dict[str, int]:
     """Number of distinct rule phrases of each domain found in the note's text."""
-    text = rule_text(note)
-    scores: dict[str, int] = {}
-    for domain, pattern in taxonomy.domain_matchers:
-        hits = pattern.findall(text)
-        if hits:
-            scores[domain.slug] = len(hits)
-    return scores
+    phrases: dict[str, set[str]] = {}
+    for owner, phrase in taxonomy.domain_index.hits(rule_text(note)):
+        phrases.setdefault(owner, set()).add(phrase)
+    return {slug: len(found) for slug, found in phrases.items()}
 
 
 def rule_domain(note: Note, taxonomy: Taxonomy) -> Domain | None:

@@ -24,7 +24,7 @@ CACHE_DIR = ".papernotes"
 class TaxonomyFiles(BaseModel):
     """Site taxonomy files, relative to the corpus; each adds to or overrides the shipped one."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     venues: list[str] = Field(default_factory=list, description="Venue series/date files.")
     domains: list[str] = Field(default_factory=list, description="Domain files.")
     topics: list[str] = Field(default_factory=list, description="Topic files.")
@@ -33,7 +33,7 @@ class TaxonomyFiles(BaseModel):
 class LLMConfig(BaseModel):
     """OpenAI-compatible endpoint used by ``papernotes draft --engine openai``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     base_url: str | None = Field(None, description="Endpoint, e.g. http://localhost:11434/v1 (env OPENAI_BASE_URL).")
     model: str | None = Field(None, description="Model name (env PAPERNOTES_MODEL).")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key.")
@@ -49,7 +49,7 @@ class LLMConfig(BaseModel):
 class SiteConfig(BaseModel):
     """Everything in ``papernotes.toml``; all fields are optional."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     title: str = Field("Paper Notes", description="Site title shown in the header and <title>.")
     description: str = Field("", description="One-line description for the home page and feeds.")
     language: Literal["zh", "en"] = Field("zh", description="Language of the site's interface and taxonomy names.")

@@ -13,11 +13,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import BuildCache
+from .cache import BuildCache, decode_record, encode_record
 from .config import CACHE_DIR
 from .errors import CorpusError, Diagnostic, error
 from .model import Note
-from .parse import parse_note
 
 SKIP_FILES = {"README.md", "readme.md", "CHANGELOG.md", "LICENSE.md"}
 PARALLEL_THRESHOLD = 400
@@ -68,6 +67,8 @@ def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]
         data = (root / rel).read_bytes()
     except OSError as exc:
         return None, [error(rel, 0, f"cannot read file: {exc.strerror}", "io")], ""
+    from .parse import parse_note  # yaml and the Markdown engine load only when a file changed
+
     digest = hashlib.sha1(data).hexdigest()
     try:
         text = data.decode("utf-8")
@@ -106,32 +107,24 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None) -> Lo
         raise CorpusError(f"{root}: corpus directory not found")
     workers = workers or os.cpu_count() or 1
     files = sorted(scan(root), key=lambda f: f.path)
-    stamps = cache.note_stamps()
-    fresh: list[SourceFile] = []
-    reuse: list[str] = []
-    for f in files:
-        stamp = stamps.get(f.path)
-        if stamp is not None and stamp[0] == f.mtime_ns and stamp[1] == f.size:
-            reuse.append(f.path)
-        else:
-            fresh.append(f)
-    records = cache.note_records(reuse) if reuse else {}
+    snapshot = cache.load_notes()
+    fresh = [f for f in files if (old := snapshot.get(f.path)) is None or old[0] != f.mtime_ns or old[1] != f.size]
     parsed = _parse_files(root, [f.path for f in fresh], workers)
     by_path = {f.path: f for f in fresh}
-    cache.put_notes(
-        (rel, by_path[rel].mtime_ns, by_path[rel].size, digest, (note, problems))
-        for rel, note, problems, digest in parsed
-    )
-    for rel, note, problems, _ in parsed:
-        records[rel] = (note, problems)
+    for rel, note, problems, digest in parsed:
+        snapshot[rel] = (by_path[rel].mtime_ns, by_path[rel].size, digest, *encode_record(note, problems))
     current = {f.path for f in files}
-    removed = frozenset(p for p in stamps if p not in current)
-    if removed:
-        cache.forget_notes(removed)
+    removed = frozenset(p for p in snapshot if p not in current)
+    for path in removed:
+        del snapshot[path]
+    if fresh or removed:
+        cache.save_notes(snapshot)
     notes: list[Note] = []
     diagnostics: list[Diagnostic] = []
+    fresh_records = {rel: (note, problems) for rel, note, problems, _ in parsed}
     for f in files:
-        note, problems = records[f.path]
+        record = fresh_records.get(f.path)
+        note, problems = record if record is not None else decode_record(*snapshot[f.path][3:])
         if note is not None:
             notes.append(note)
         diagnostics.extend(problems)

@@ -89,6 +89,10 @@ class Note:
     """``stub`` for notes made by ``ingest`` and not drafted yet; ``""`` otherwise."""
     local_links: tuple[str, ...] = ()
     """Relative link targets in the body (other notes, site pages), for link checking."""
+    title_html: str = ""
+    """The title rendered as HTML (math kept as TeX spans)."""
+    summary_html: str = ""
+    """The one-line summary rendered as inline HTML."""
 
     def line_of(self, key: str) -> int:
         return self.field_lines.get(key, 1)

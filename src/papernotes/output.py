@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from .errors import BuildError
@@ -62,33 +65,38 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
-def link_tree(src: Path, dst: Path) -> None:
-    """Recreate ``src`` under ``dst`` with hard links (falls back to copies across devices)."""
-    src_s = str(src)
-    cut = len(src_s) + 1
-    for dirpath, dirnames, filenames in os.walk(src_s):
-        rel = dirpath[cut:]
-        target = os.path.join(dst, rel) if rel else str(dst)
-        os.makedirs(target, exist_ok=True)
-        for name in filenames:
-            if name == MARKER:
-                continue
-            s = os.path.join(dirpath, name)
-            d = os.path.join(target, name)
-            try:
-                os.link(s, d)
-            except OSError:
-                shutil.copy2(s, d)
+def _discard(path: Path) -> None:
+    """Delete a directory tree without waiting (large trees take seconds on slow disks)."""
+    if not path.exists():
+        return
+    rm = shutil.which("rm")
+    if rm and os.name == "posix":
+        subprocess.Popen([rm, "-rf", "--", str(path)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 class Staging:
-    """A staging directory that becomes the output directory on ``commit``."""
+    """Stages a build next to the output directory and publishes it at the end.
+
+    Full build: pages go to a fresh directory that is swapped with the output
+    directory in one rename. Incremental build: changed pages go to a flat
+    staging directory; ``commit`` writes a journal of the moves, then renames
+    each staged file over its target (a few renames for a one-note edit). A
+    build that fails or is killed before ``commit`` leaves the site untouched;
+    one killed during the moves is completed from the journal by the next build.
+    """
 
     def __init__(self, out: Path) -> None:
         self.out = out.resolve()
-        self.tmp = self.out.with_name(f".{self.out.name}.building")
-        self.old = self.out.with_name(f".{self.out.name}.old")
+        name = self.out.name
+        self.tmp = self.out.with_name(f".{name}.building")
+        self.staged = self.out.with_name(f".{name}.staging")
+        self.journal = self.out.with_name(f".{name}.journal")
+        self.incremental = False
         self._made: set[str] = set()
+        self._ops: list[tuple[str, str]] = []
 
     def check_target(self, corpus: Path) -> None:
         corpus = corpus.resolve()
@@ -104,58 +112,94 @@ class Staging:
     def has_previous(self) -> bool:
         return (self.out / MARKER).exists()
 
-    def begin(self, reuse_previous: bool) -> None:
-        for leftover in (self.tmp, self.old):
+    def recover(self) -> None:
+        """Finish a publish interrupted by a crash; drop stages of builds that never committed."""
+        if self.journal.exists():
+            try:
+                ops = json.loads(self.journal.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                ops = []
+            self._apply([tuple(op) for op in ops])  # type: ignore[misc]
+            self.journal.unlink(missing_ok=True)
+        for leftover in (self.tmp, self.staged):
             if leftover.exists():
-                shutil.rmtree(leftover)
-        if reuse_previous and self.has_previous():
-            link_tree(self.out, self.tmp)
-        else:
-            self.tmp.mkdir(parents=True)
+                shutil.rmtree(leftover, ignore_errors=True)
+        for old in self.out.parent.glob(f".{self.out.name}.old-*"):
+            _discard(old)
+
+    def begin(self, incremental: bool) -> None:
+        self.recover()
+        self.incremental = incremental and self.has_previous()
+        (self.staged if self.incremental else self.tmp).mkdir(parents=True)
 
     def path(self, rel: str) -> Path:
         return self.tmp / rel
 
+    def _staged_name(self, rel: str) -> str:
+        return hashlib.blake2b(rel.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
     def write(self, rel: str, data: bytes) -> None:
-        """Write a staged file; never writes through a hard link into the live site."""
-        target = self.tmp / rel
-        parent = os.path.dirname(target)
-        if parent not in self._made:
-            os.makedirs(parent, exist_ok=True)
-            self._made.add(parent)
-        try:
-            os.unlink(target)
-        except FileNotFoundError:
-            pass
+        if self.incremental:
+            target = os.path.join(self.staged, self._staged_name(rel))
+        else:
+            target = os.path.join(self.tmp, rel)
+            parent = os.path.dirname(target)
+            if parent not in self._made:
+                os.makedirs(parent, exist_ok=True)
+                self._made.add(parent)
         with open(target, "wb") as handle:
             handle.write(data)
 
+    def planned_writes(self, rels: list[str]) -> None:
+        """Record the files written (possibly by worker processes) for the incremental journal."""
+        self._ops.extend((self._staged_name(rel), rel) for rel in rels)
+
     def remove(self, rel: str) -> None:
-        target = self.tmp / rel
-        try:
-            os.unlink(target)
-        except FileNotFoundError:
-            return
-        parent = target.parent
-        while parent != self.tmp:
-            try:
-                parent.rmdir()
-            except OSError:
-                break
-            parent = parent.parent
+        if self.incremental:
+            self._ops.append(("", rel))
+
+    def _apply(self, ops: list[tuple[str, str]]) -> None:
+        for staged, rel in ops:
+            target = self.out / rel
+            if not staged:
+                try:
+                    target.unlink()
+                except FileNotFoundError:
+                    continue
+                parent = target.parent
+                while parent != self.out:
+                    try:
+                        parent.rmdir()
+                    except OSError:
+                        break
+                    parent = parent.parent
+                continue
+            source = self.staged / staged
+            if source.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, target)
 
     def commit(self, marker: dict[str, object]) -> None:
-        (self.tmp / MARKER).write_text(json.dumps(marker), encoding="utf-8")
+        marker_bytes = json.dumps(marker).encode("utf-8")
+        if self.incremental:
+            self.journal.write_text(json.dumps(self._ops), encoding="utf-8")
+            self._apply(self._ops)
+            atomic_write(self.out / MARKER, marker_bytes)
+            self.journal.unlink()
+            shutil.rmtree(self.staged, ignore_errors=True)
+            return
+        (self.tmp / MARKER).write_bytes(marker_bytes)
         if self.out.exists():
+            old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}-{time.time_ns()}")
             if _exchange(self.tmp, self.out):
-                shutil.rmtree(self.tmp, ignore_errors=True)
-                return
-            os.rename(self.out, self.old)
-            os.rename(self.tmp, self.out)
-            shutil.rmtree(self.old, ignore_errors=True)
+                os.rename(self.tmp, old)
+            else:
+                os.rename(self.out, old)
+                os.rename(self.tmp, self.out)
+            _discard(old)
         else:
             self.out.parent.mkdir(parents=True, exist_ok=True)
             os.rename(self.tmp, self.out)
 
     def abort(self) -> None:
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        shutil.rmtree(self.staged if self.incremental else self.tmp, ignore_errors=True)

@@ -8,6 +8,7 @@ Every count shown on a page is computed here from the entries behind it.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import posixpath
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -15,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from . import __version__
 from .config import SiteConfig
 from .model import Entry
-from .render import inline_markdown, title_html, title_text
+from .render import title_text
 from .resolve import group_by
 from .taxonomy import Domain, Taxonomy, Topic, Venue
 
@@ -44,6 +44,8 @@ class PaperItem:
     url: str
     context: str = ""
     """Venue / domain label shown on cross-venue listings (topic pages); empty elsewhere."""
+    key: str = ""
+    """Digest of the note's file: stands for title and summary in page fingerprints."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,11 +239,36 @@ def domain_page_url(domain: Domain) -> str:
 
 def paper_item(entry: Entry, context: str = "") -> PaperItem:
     note = entry.note
-    return PaperItem(title_html(note.title), inline_markdown(note.summary), entry.url, context)
+    return PaperItem(note.title_html, note.summary_html, entry.url, context, note.digest)
+
+
+_PRIMITIVE = (str, int, float, bool, type(None))
+
+
+def _flat(obj: Any) -> Any:
+    """Everything a page shows, as nested tuples of primitives (fast to serialise and hash)."""
+    kind = type(obj)
+    if kind is Link:
+        return (obj.label, obj.url, obj.count)
+    if kind is PaperItem:
+        return (obj.url, obj.key, obj.context)
+    if kind is Crumb:
+        return (obj.label, obj.url)
+    if isinstance(obj, _PRIMITIVE):
+        return obj
+    if isinstance(obj, (tuple, list)):
+        return tuple([_flat(x) for x in obj])
+    if isinstance(obj, Entry):
+        # the note's digest stands for every field of the file; labels come from the taxonomy (salted)
+        return (obj.note.path, obj.note.digest, obj.url, obj.venue.id, obj.domain.slug,
+                tuple([t.slug for t in obj.topics]))
+    if isinstance(obj, Venue):
+        return (obj.id, obj.icon, obj.zh, obj.en)
+    return (type(obj).__name__, *[_flat(getattr(obj, name)) for name in obj.__dataclass_fields__])
 
 
 def _fingerprint(page: Page, salt: str) -> str:
-    payload = repr((salt, page.template, page.title, page.crumbs, page.context)).encode("utf-8", "surrogatepass")
+    payload = marshal.dumps((salt, page.url, page.template, page.title, _flat(page.crumbs), _flat(page.context)))
     return hashlib.blake2b(payload, digest_size=16).hexdigest()
 
 
@@ -418,8 +445,8 @@ def _note_pages(entries: list[Entry], by_cell: dict[tuple[str, str], list[Entry]
             ordered += sorted(ratings.items())
             ctx = NoteContext(
                 entry=entry,
-                title_html=title_html(note.title),
-                summary_html=inline_markdown(note.summary),
+                title_html=note.title_html,
+                summary_html=note.summary_html,
                 venue=Link(venue_label(entry.venue), f"{entry.venue.id}/"),
                 domain=Link(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
                 topics=tuple(Link(t.name(lang), topic_url(t)) for t in entry.topics),
@@ -440,6 +467,3 @@ def _note_pages(entries: list[Entry], by_cell: dict[tuple[str, str], list[Entry]
 def _link_label(kind: str) -> str:
     return {"arxiv": "arXiv", "openreview": "OpenReview", "code": "Code", "pdf": "PDF"}.get(kind, kind)
 
-
-def build_salt(config_fp: str, taxonomy_fp: str, lang: str) -> str:
-    return f"{__version__}|{config_fp}|{taxonomy_fp}|{lang}"

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from .errors import Diagnostic, error, warning
+from .render import inline_markdown, title_html
 from .model import LINK_KINDS, RATING_KEYS, SECTIONS, Note, SectionInfo
 
 try:
@@ -335,5 +336,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
         abstract=fields["abstract"],
         status=fields["status"],
         local_links=local_links(body) if ("](" in body or "href=" in body) else (),
+        title_html=title_html(fields["title"]),
+        summary_html=inline_markdown(summary),
     )
     return note, problems

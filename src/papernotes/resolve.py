@@ -22,7 +22,10 @@ def note_url(note: Note) -> str:
     return f"{note.venue}/{note.domain}/{note.slug}/"
 
 
-def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: Taxonomy) -> tuple[list[Entry], list[Diagnostic]]:
+def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: Taxonomy,
+            topic_memo: dict[str, tuple[str, ...]] | None = None) -> tuple[list[Entry], list[Diagnostic]]:
+    """Entries for every note without errors; ``topic_memo`` (note digest -> topic slugs) saves re-matching rules."""
+    memo = topic_memo if topic_memo is not None else {}
     failed = {d.path for d in diagnostics if d.is_error}
     problems: list[Diagnostic] = []
     entries: list[Entry] = []
@@ -55,7 +58,13 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
                                     f"venue {venue.id!r} is not in the taxonomy; add its series to a venues file", "unknown-venue"))
         by_url[url] = note
         by_id[note.id] = note
-        entries.append(Entry(note, venue, domain, note_topics(note, taxonomy), url, note.slug))
+        if note.topics is None and note.digest in memo:
+            topics = tuple(taxonomy.topics[slug] for slug in memo[note.digest] if slug in taxonomy.topics)
+        else:
+            topics = note_topics(note, taxonomy)
+            if note.topics is None:
+                memo[note.digest] = tuple(t.slug for t in topics)
+        entries.append(Entry(note, venue, domain, topics, url, note.slug))
     return entries, problems
 
 

@@ -85,44 +85,56 @@ class Series:
     en: str = ""
 
 
-class PhraseMatcher:
-    """Case-insensitive phrase search; ASCII phrases must stand as whole words.
+class PhraseIndex:
+    """Case-insensitive search for many phrases at once; ASCII phrases must stand as whole words.
 
-    Plain substring scans: an order of magnitude faster than one regex with
-    look-arounds per rule, which matters when every note is matched on every build.
+    ASCII phrases are indexed by their first word and checked only where a text
+    word equals it; other phrases (Chinese) are plain substring tests. Much faster
+    than one regex per rule or one big alternation, which matters because rules
+    run over every note on a cold build.
     """
 
-    __slots__ = ("phrases",)
+    _WORD = re.compile(r"[a-z0-9]+")
 
-    def __init__(self, rules: tuple[str, ...]) -> None:
-        self.phrases = tuple((rule.casefold(), rule.isascii()) for rule in rules if rule)
+    def __init__(self, owned: list[tuple[str, str]]) -> None:
+        self.owners: dict[str, list[str]] = {}
+        for phrase, owner in owned:
+            folded = phrase.casefold()
+            if folded and owner not in self.owners.setdefault(folded, []):
+                self.owners[folded].append(owner)
+        self.by_first_word: dict[str, list[str]] = {}
+        self.substrings: list[str] = []
+        for phrase in self.owners:
+            first = self._WORD.match(phrase) if phrase.isascii() else None
+            if first is not None and first.start() == 0:
+                self.by_first_word.setdefault(first.group(0), []).append(phrase)
+            else:
+                self.substrings.append(phrase)
 
-    def findall(self, folded: str) -> list[str]:
-        """Phrases present in ``folded`` (text already passed through ``str.casefold``)."""
-        found = []
-        for phrase, whole_word in self.phrases:
-            start = folded.find(phrase)
-            while start >= 0:
+    def hits(self, folded: str) -> list[tuple[str, str]]:
+        """``(owner, phrase)`` for every phrase found in ``folded`` (text passed through ``str.casefold``)."""
+        found: dict[str, None] = {}
+        n = len(folded)
+        by_first = self.by_first_word
+        for m in self._WORD.finditer(folded):
+            candidates = by_first.get(m.group(0))
+            if not candidates:
+                continue
+            start = m.start()
+            if start > 0 and _is_word(folded[start - 1]):
+                continue  # e.g. "llm" inside "éllm"; ASCII letters already split by the regex
+            for phrase in candidates:
                 end = start + len(phrase)
-                if not whole_word or (
-                    (start == 0 or not _is_word(folded[start - 1])) and (end == len(folded) or not _is_word(folded[end]))
-                ):
-                    found.append(phrase)
-                    break
-                start = folded.find(phrase, start + 1)
-        return found
-
-    def search(self, folded: str) -> bool:
-        return bool(self.findall(folded))
+                if folded.startswith(phrase, start) and (end >= n or not _is_word(folded[end])):
+                    found[phrase] = None
+        for phrase in self.substrings:
+            if phrase in folded:
+                found[phrase] = None
+        return [(owner, phrase) for phrase in found for owner in self.owners[phrase]]
 
 
 def _is_word(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
-
-
-def compile_rules(rules: tuple[str, ...]) -> PhraseMatcher | None:
-    matcher = PhraseMatcher(rules)
-    return matcher if matcher.phrases else None
 
 
 @dataclass(frozen=True)
@@ -180,12 +192,12 @@ class Taxonomy:
         return Topic(adhoc, name.strip(), name.strip(), order=len(self.topics), known=False)
 
     @cached_property
-    def topic_matchers(self) -> tuple[tuple[Topic, PhraseMatcher], ...]:
-        return tuple((t, p) for t in self.topics.values() if (p := compile_rules(t.rules)) is not None)
+    def topic_index(self) -> PhraseIndex:
+        return PhraseIndex([(rule, t.slug) for t in self.topics.values() for rule in t.rules])
 
     @cached_property
-    def domain_matchers(self) -> tuple[tuple[Domain, PhraseMatcher], ...]:
-        return tuple((d, p) for d in self.domains.values() if (p := compile_rules(d.rules)) is not None)
+    def domain_index(self) -> PhraseIndex:
+        return PhraseIndex([(rule, d.slug) for d in self.domains.values() for rule in d.rules])
 
 
 _SLUG_DROP = re.compile(r"[^\w\s-]", re.UNICODE)

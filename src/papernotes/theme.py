@@ -65,7 +65,7 @@ def _stars(score: float) -> str:
 class Theme:
     """The Jinja environment plus everything a page render needs."""
 
-    def __init__(self, config: SiteConfig, corpus: Path) -> None:
+    def __init__(self, config: SiteConfig, corpus: Path, bytecode_dir: Path | None = None) -> None:
         self.config = config
         self.corpus = corpus
         self.labels = labels_for(config.language)
@@ -77,6 +77,7 @@ class Theme:
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             auto_reload=False,
+            bytecode_cache=_bytecode_cache(bytecode_dir),
         )
         self.env.globals.update(site=config, lang=config.language, t=self.labels, stars=_stars)
         theme = self
@@ -139,6 +140,16 @@ class Theme:
             for href in broken:
                 problems.append(warning(note.path, _line_of(text, href), f"broken link: {href}", "broken-link"))
         return {"body_html": html, "toc": rendered.toc, "body_has_math": rendered.has_math}, problems
+
+
+def _bytecode_cache(directory: Path | None) -> jinja2.BytecodeCache | None:
+    if directory is None:
+        return None
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory))
 
 
 def _line_of(text: str, needle: str) -> int:
