@@ -108,12 +108,12 @@ class DomainsIndexContext:
 
 @dataclass(frozen=True, slots=True)
 class TopicContext:
-    """``/topics/{topic}/``: notes sharing a topic, newest venue first."""
+    """``/topics/{topic}/``: notes sharing a topic, grouped by venue, newest first."""
 
     heading: str
     count: int
-    venues: tuple[Link, ...]
-    items: tuple[PaperItem, ...]
+    sections: tuple[DomainSection, ...]
+    """Per venue: ``venue.url`` is an in-page anchor, ``venue.count`` the notes in the group."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,12 +388,15 @@ def plan_site(entries: Iterable[Entry], taxonomy: Taxonomy, config: SiteConfig, 
     topic_links: list[Link] = []
     for slug, group in by_topic.items():
         topic = topic_of[slug]
-        per_venue = Counter(e.venue.id for e in group)
+        per_venue = group_by(group, lambda e: e.venue.id)
         ctx = TopicContext(
             heading=topic.name(lang),
             count=len(group),
-            venues=tuple(Link(venue_label(v), f"{v.id}/", per_venue[v.id]) for v in venues if v.id in per_venue),
-            items=tuple(paper_item(e, f"{venue_label(e.venue)} · {domain_label(e.domain, lang)}") for e in group),
+            sections=tuple(
+                DomainSection(Link(venue_label(v), f"#{v.id}", len(per_venue[v.id])),
+                              tuple(paper_item(e, domain_label(e.domain, lang)) for e in per_venue[v.id]))
+                for v in venues if v.id in per_venue
+            ),
         )
         pages.append(Page(topic_url(topic), "topic.html", topic.name(lang), ctx,
                           (home_crumb, Crumb(labels("topics"), "topics/"))))

@@ -24,6 +24,7 @@ _HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 _HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
+_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PARA = re.compile(r"^<p>(.*)</p>\s*$", re.S)
 _DOLLAR_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
 
@@ -90,12 +91,19 @@ def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
 
 
 def inline_markdown(text: str) -> str:
-    """One line of Markdown (a summary) as inline HTML, without the ``<p>`` wrapper."""
+    """One line of Markdown (a summary) as inline HTML, without the ``<p>`` wrapper.
+
+    The same fragment is shown on pages at different depths, so relative links
+    cannot stay links: they are reduced to their text. Absolute URLs are kept.
+    """
     if not text:
         return ""
     out = _wrap_math(pyromark.html(text, options=MARKDOWN_OPTIONS))
     m = _PARA.match(out)
-    return m.group(1).strip() if m else out.strip()
+    out = m.group(1).strip() if m else out.strip()
+    if "<a " in out:
+        out = _HREF.sub(lambda a: a.group(0) if _ABSOLUTE.match(a.group(1)) else a.group(3), out)
+    return out
 
 
 def title_html(title: str) -> str:

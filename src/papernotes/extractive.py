@@ -1,0 +1,257 @@
+"""Extractive drafting: summary, keyphrases and sections from an abstract, no model.
+
+In: a paper's title and abstract, plus the abstracts of the whole corpus (for
+document frequencies). Out: an ``Extract`` with the most central abstract
+sentence as the one-line summary (TextRank: PageRank over a TF-IDF cosine
+sentence graph), keyphrases (RAKE-style candidate phrases scored by TF-IDF
+against the corpus), and abstract sentences sorted into sections by position and
+cue words. Ratings are never produced: they cannot be read off an abstract.
+
+Pure Python on purpose: an abstract has about ten sentences, so the sentence
+graph is tiny, and a corpus of a few thousand abstracts is counted in well under
+a second; scikit-learn would add a heavy import for the same numbers. Chinese
+text is split at 。！？ and compared by character bigrams.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:\.\d+)?%?|[\u4e00-\u9fff]+")
+_END = re.compile(r"[。！？；]+|[.!?]+(?=[\"'”’)\]]?(?:\s+[\"'“(\[]?[A-Z0-9\u4e00-\u9fff]|\s*$))")
+_ABBREV = frozenset("e.g i.e et al etc vs fig figs eq eqs sec no cf approx resp ref refs".split())
+
+STOPWORDS = frozenset("""a about above after again against all also am an and any are as at be because been before
+being below between both but by can could did do does doing down during each few for from further had has have
+having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once
+only or other our ours out over own same she should so some such than that the their theirs them then there these
+they this those through to too under until up very was we were what when where which while who whom why will with
+would you your yet via thus hence however therefore moreover furthermore while whereas although though upon
+within without across among per may might must shall one two three several many much""".split())
+#: Words too common in abstracts to make a keyphrase on their own or at a phrase's edge.
+_GENERIC = frozenset("""paper work approach approaches method methods propose proposed proposes present presents
+show shows shown demonstrate demonstrates novel new results result using use used based existing state art
+significant significantly various different well achieve achieves improve improves performance task tasks problem
+problems introduce introduces recent recently large small simple effective efficient key first study studies
+experiments experimental extensive furthermore code available make makes like able often remain remains
+set number given order way called also high low better best strong""".split())
+_STOP_CHARS = "的了和与及在是对中并将以为等而或其被把从到由这那我们本文提出一种可以进行通过实现"
+
+_CUES: dict[str, re.Pattern[str]] = {
+    "method": re.compile(r"\b(?:we|our)\s+(?:propose|present|introduce|develop|design|formulate|call|describe|"
+                         r"devise|build|train)|\bour\s+(?:method|approach|framework|model|algorithm|system)\b|"
+                         r"\b(?:method|approach|framework|algorithm|architecture|technique)\s+(?:that|which|called)"
+                         r"|提出|设计|引入|框架", re.I),
+    "experiments": re.compile(r"\d|\b(?:outperform\w*|state-of-the-art|sota|benchmarks?|experiments?|empirical\w*|"
+                              r"evaluat\w+|achiev\w+|accuracy|speed-?ups?|surpass\w*|results)\b|实验|优于|提升|达到",
+                              re.I),
+    "highlights": re.compile(r"\b(?:we\s+(?:show|find|demonstrate|reveal|observe|prove)|surprising\w*|for the first"
+                             r" time|first to|insight\w*|key finding)\b|发现|首次|揭示", re.I),
+    "limitations": re.compile(r"\blimitations?\b|future work|we leave|remains? (?:an )?open|局限|未来工作", re.I),
+    "related": re.compile(r"\b(?:prior|previous|existing|recent|conventional|traditional|standard|current)\s+"
+                          r"(?:\w+\s+)?(?:works?|methods?|approaches|models|techniques|systems)\b|\bunlike\b|"
+                          r"\bcompared (?:to|with)\b|现有|已有|以往|传统", re.I),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Extract:
+    """An extractive draft of one paper; every text is a sentence of the abstract."""
+
+    summary: str
+    keywords: tuple[str, ...]
+    sections: dict[str, tuple[str, ...]]
+    """Section key (``background``, ``method``, ...) -> abstract sentences; empty when no sentence fits."""
+
+
+# ---------------------------------------------------------------- text units
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of English or Chinese text; keeps ``e.g.``, ``et al.``, initials and decimals intact."""
+    text = re.sub(r"\s+", " ", text).strip()
+    out: list[str] = []
+    start = 0
+    for m in _END.finditer(text):
+        if m.group(0) == "." and m.end() < len(text):
+            word = re.search(r"(\S+)$", text[start:m.start()])
+            last = word.group(1).casefold().rstrip(".").lstrip("(") if word else ""
+            if last in _ABBREV or len(last) == 1 or re.fullmatch(r"(?:[a-z]\.)+[a-z]", last):
+                continue
+        end = m.end()
+        if end < len(text) and text[end] in "\"'”’)]":
+            end += 1
+        if sentence := text[start:end].strip():
+            out.append(sentence)
+        start = end
+    if tail := text[start:].strip():
+        out.append(tail)
+    return out
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """Index terms: stemmed non-stopwords for Latin script, character bigrams for Chinese."""
+    out: list[str] = []
+    for word in _TOKEN.findall(text):
+        if _CJK_RUN.fullmatch(word):
+            out.extend(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+            continue
+        low = word.casefold()
+        if low not in STOPWORDS and len(low) > 1:
+            out.append(_stem(low))
+    return out
+
+
+# ---------------------------------------------------------------- TextRank
+
+def _tfidf(bags: list[Counter[str]], df: Counter[str], n_docs: int) -> list[dict[str, float]]:
+    vectors = []
+    for bag in bags:
+        vec = {t: (1 + math.log(c)) * (math.log((1 + n_docs) / (1 + df[t])) + 1) for t, c in bag.items()}
+        norm = math.sqrt(sum(v * v for v in vec.values())) or 1.0
+        vectors.append({t: v / norm for t, v in vec.items()})
+    return vectors
+
+
+def textrank(sentences: list[str], df: Counter[str] | None = None, n_docs: int = 0,
+             damping: float = 0.85, iterations: int = 100) -> list[float]:
+    """Centrality of each sentence: PageRank over the cosine-similarity graph of TF-IDF vectors."""
+    n = len(sentences)
+    if n <= 1:
+        return [1.0] * n
+    bags = [Counter(tokens(s)) for s in sentences]
+    if df is None:
+        df, n_docs = Counter(t for bag in bags for t in bag), n
+    vectors = _tfidf(bags, df, n_docs)
+    weights = [[0.0 if i == j else sum(v * vectors[j].get(t, 0.0) for t, v in vectors[i].items())
+                for j in range(n)] for i in range(n)]
+    out_sum = [sum(row) for row in weights]
+    scores = [1.0 / n] * n
+    for _ in range(iterations):
+        new = [(1 - damping) / n + damping * sum(weights[j][i] / out_sum[j] * scores[j]
+                                                for j in range(n) if out_sum[j] > 0) for i in range(n)]
+        # a sentence sharing no term with the others would leak rank mass; spread it evenly
+        leak = damping * sum(scores[j] for j in range(n) if out_sum[j] == 0) / n
+        new = [s + leak for s in new]
+        done = sum(abs(a - b) for a, b in zip(new, scores)) < 1e-9
+        scores = new
+        if done:
+            break
+    return scores
+
+
+# ---------------------------------------------------------------- keyphrases
+
+def _candidates(text: str) -> list[tuple[str, str]]:
+    """``(key, surface)`` candidate phrases: runs of content words between stopwords and punctuation."""
+    out: list[tuple[str, str]] = []
+    for chunk in re.split(r"[,.;:!?()\[\]{}\"“”'’、，。；：！？（）]", text):
+        run: list[str] = []
+        for word in _TOKEN.findall(chunk) + [""]:
+            if _CJK_RUN.fullmatch(word or "-"):
+                for part in re.split(f"[{_STOP_CHARS}]+", word):
+                    if 2 <= len(part) <= 8:
+                        out.append((part, part))
+                word = ""
+            low = word.casefold()
+            if word and low not in STOPWORDS and not re.fullmatch(r"[\d.%]+", word):
+                run.append(word)
+                continue
+            while run and run[0].casefold() in _GENERIC:
+                run.pop(0)
+            while run and run[-1].casefold() in _GENERIC:
+                run.pop()
+            if 1 <= len(run) <= 4 and not (len(run) == 1 and len(run[0]) < 3):
+                out.append((" ".join(_stem(w.casefold()) for w in run), " ".join(run)))
+            run = []
+    return out
+
+
+class Keyphraser:
+    """Keyphrases of one abstract, weighted by how rare each phrase is across the corpus."""
+
+    def __init__(self, corpus: list[str]) -> None:
+        self.n_docs = len(corpus)
+        self.df: Counter[str] = Counter()
+        self.term_df: Counter[str] = Counter()
+        for doc in corpus:
+            self.df.update({key for key, _ in _candidates(doc)})
+            self.term_df.update(set(tokens(doc)))
+
+    def phrases(self, title: str, abstract: str, k: int = 6) -> tuple[str, ...]:
+        found = _candidates(abstract) + _candidates(title)
+        counts = Counter(key for key, _ in found)
+        surfaces: dict[str, Counter[str]] = {}
+        for key, surface in found:
+            surfaces.setdefault(key, Counter())[surface] += 1
+        title_keys = {key for key, _ in _candidates(title)}
+        scored = []
+        for key, tf in counts.items():
+            idf = math.log((1 + self.n_docs) / (1 + self.df[key])) + 1
+            length = len(key.split()) if not _CJK_RUN.fullmatch(key) else max(1, len(key) // 2)
+            score = (1 + math.log(tf)) * idf * (1 + 0.5 * (min(length, 3) - 1)) * (1.5 if key in title_keys else 1.0)
+            scored.append((score, key))
+        chosen: list[str] = []
+        words_of: list[set[str]] = []
+        for _, key in sorted(scored, key=lambda item: (-item[0], item[1])):
+            words = set(key.split()) if " " in key or not _CJK_RUN.fullmatch(key) else {key}
+            if any(words <= other or other <= words for other in words_of):
+                continue
+            surface = max(surfaces[key].items(), key=lambda item: (item[1], sum(ch.isupper() for ch in item[0])))[0]
+            chosen.append(surface)
+            words_of.append(words)
+            if len(chosen) == k:
+                break
+        return tuple(chosen)
+
+
+# ---------------------------------------------------------------- sections
+
+def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
+    """Summary, keyphrases and sections of one paper from its abstract."""
+    sentences = split_sentences(abstract)
+    if not sentences:
+        return Extract("", keyphraser.phrases(title, title), {})
+    scores = textrank(sentences, keyphraser.term_df or None, keyphraser.n_docs)
+    # very short sentences ("Code is available.") are poor summaries even when central
+    ranked = sorted(range(len(sentences)),
+                    key=lambda i: (-(scores[i] * min(1.0, len(tokens(sentences[i])) / 6)), i))
+    summary = sentences[ranked[0]]
+    used: set[int] = set()
+    sections: dict[str, list[int]] = {key: [] for key in ("background", "method", "experiments", "highlights",
+                                                           "limitations", "related")}
+    first_method = next((i for i, s in enumerate(sentences) if _CUES["method"].search(s)), len(sentences))
+    for i in range(min(max(first_method, 1), 3)):
+        sections["background"].append(i)
+        used.add(i)
+    for key in ("limitations", "experiments", "method", "related", "highlights"):
+        for i, sentence in enumerate(sentences):
+            if i not in used and _CUES[key].search(sentence) and (key != "experiments" or _is_result(sentence)):
+                sections[key].append(i)
+                used.add(i)
+    if not sections["highlights"]:
+        best = next((i for i in ranked if i != ranked[0] and i not in sections["background"]), None)
+        if best is not None:
+            sections["highlights"].append(best)
+    if not sections["method"] and ranked[0] not in sections["background"]:
+        sections["method"].append(ranked[0])
+    return Extract(summary, keyphraser.phrases(title, abstract),
+                   {key: tuple(sentences[i] for i in sorted(idx)) for key, idx in sections.items()})
+
+
+def _is_result(sentence: str) -> bool:
+    """Numbers only count as results next to a result word (not "two stages", not "GPT-4")."""
+    if re.search(r"\d+(?:\.\d+)?\s*(?:%|×|x\b|times|points?|pp|bleu|fid)", sentence, re.I):
+        return True
+    return bool(re.search(r"\b(?:outperform\w*|state-of-the-art|sota|experiments?|empirical\w*|evaluat\w+|"
+                          r"achiev\w+|surpass\w*|benchmarks?|results)\b|实验|优于|提升", sentence, re.I))

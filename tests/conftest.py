@@ -1,0 +1,37 @@
+"""Shared fixtures: the bundled example corpus and its built site."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from papernotes.build import BuildResult, build
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "examples"
+SHARED = Path(os.environ.get("PAPERNOTES_SHARED", REPO.parent / "shared"))
+
+
+def write_note(root: Path, rel: str, **fields: object) -> Path:
+    """Write a small note; ``body`` is the Markdown after the front matter."""
+    import yaml
+
+    body = str(fields.pop("body", "## 一句话总结\n一句话。\n"))
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\n" + yaml.safe_dump(fields, allow_unicode=True, sort_keys=False) + "---\n" + body,
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
+    """A copy of examples/ built once for the whole session: (site dir, result)."""
+    base = tmp_path_factory.mktemp("examples")
+    corpus = base / "corpus"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    site = base / "site"
+    result = build(corpus, site)
+    return site, result

@@ -1,0 +1,100 @@
+"""Helpers that read a built site the way a visitor (or a link checker) would."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "li", "dt", "dd", "dl", "ul", "ol", "section", "article", "header",
+          "footer", "nav", "main", "table", "tr", "pre", "blockquote", "title", "form", "details", "summary"}
+
+
+class _Text(HTMLParser):
+    """Block-aware text: one line per block element; a ``dt`` and its ``dd`` read ``title: summary``."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.skip = 0
+        self.in_dt = False
+
+    def flush(self) -> None:
+        text = re.sub(r"\s+", " ", "".join(self.current)).strip()
+        if text:
+            self.lines.append(text)
+        self.current = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "head"):
+            self.skip += 1
+        elif tag == "dd":
+            if self.lines and self.lines[-1].endswith("\x00"):
+                self.current = [self.lines.pop()[:-1] + ": "]
+        elif tag in BLOCKS:
+            self.flush()
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "head"):
+            self.skip -= 1
+        elif tag == "dt":
+            self.flush()
+            if self.lines:
+                self.lines[-1] += "\x00"
+        elif tag in BLOCKS:
+            self.flush()
+
+    def handle_data(self, data: str) -> None:
+        if not self.skip:
+            self.current.append(data)
+
+
+def page_lines(html: str, selector: str = "main") -> list[str]:
+    start = html.find(f"<{selector}")
+    end = html.rfind(f"</{selector}>")
+    parser = _Text()
+    parser.feed(html[start:end] if start >= 0 else html)
+    parser.flush()
+    return [line.rstrip("\x00") for line in parser.lines]
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = {"a": "href", "link": "href", "script": "src", "img": "src", "form": "action"}
+        want = names.get(tag)
+        for key, value in attrs:
+            if key == want and value is not None:
+                self.links.append(value)
+
+
+def internal_links(html: str) -> list[str]:
+    parser = _Links()
+    parser.feed(html)
+    return [u for u in parser.links if not urlsplit(u).scheme and not u.startswith(("#", "//", "mailto:"))]
+
+
+def resolve_link(site: Path, page: Path, href: str) -> Path:
+    path = unquote(urlsplit(href).path)
+    base = page.parent
+    target = (site / path.lstrip("/")) if path.startswith("/") else (base / path)
+    target = Path(*target.parts)  # normalise
+    if path.endswith("/") or target.is_dir():
+        target = target / "index.html"
+    return target
+
+
+def dead_links(site: Path) -> list[tuple[Path, str]]:
+    dead = []
+    for page in site.rglob("*.html"):
+        if page.name == "404.html":
+            continue  # uses absolute links, checked separately
+        for href in internal_links(page.read_text(encoding="utf-8")):
+            target = resolve_link(site, page, href).resolve()
+            if not target.is_file():
+                dead.append((page.relative_to(site), href))
+    return dead

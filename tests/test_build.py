@@ -1,0 +1,250 @@
+"""End to end: build the example corpus and check pages, links, counts and the atomic swap."""
+from __future__ import annotations
+
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, write_note
+from papernotes.build import build
+from papernotes.errors import BuildError
+from sitecheck import dead_links, internal_links, page_lines, resolve_link
+
+
+def corpus_cells() -> Counter[tuple[str, str]]:
+    """(venue, domain) -> number of notes, read from the example files themselves."""
+    import yaml
+
+    cells: Counter[tuple[str, str]] = Counter()
+    for path in EXAMPLES.rglob("*.md"):
+        meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n")[1])
+        cells[(meta["venue"], meta["domain"])] += 1
+    return cells
+
+
+def test_builds_every_kind_of_page(example_site) -> None:
+    site, result = example_site
+    assert result.errors == [] and result.notes == len(list(EXAMPLES.rglob("*.md")))
+    for rel in ("index.html", "404.html", "ICML2024/index.html", "ICML2024/optimization/index.html",
+                "domains/index.html", "domains/optimization/index.html", "topics/index.html",
+                "topics/optimizer/index.html", "search/index.html", "search/index.json",
+                "assets/site.css", "assets/katex/katex.min.js"):
+        assert (site / rel).is_file(), rel
+
+
+def test_venue_domain_page_has_the_seed_structure(example_site) -> None:
+    site, _ = example_site
+    html = (site / "ICML2024/optimization/index.html").read_text(encoding="utf-8")
+    lines = page_lines(html, "article")
+    cells = corpus_cells()
+    n = cells[("ICML2024", "optimization")]
+    assert lines[0] == "📐 优化/理论¶"
+    assert lines[1] == f"🧪 ICML2024 · {n} 篇论文解读"
+    # the same domain at every other venue that has it, newest venue first, with counts
+    others = [(v, c) for (v, d), c in cells.items() if d == "optimization" and v != "ICML2024"]
+    order = {"ICLR2024": 0, "NeurIPS2023": 1}
+    expected = " · ".join(f"{ {'ICLR2024': '🔬', 'NeurIPS2023': '🧠'}[v]} {v} ({c})"
+                          for v, c in sorted(others, key=lambda vc: order[vc[0]]))
+    assert lines[2] == f"📌 同领域跨会议浏览： {expected}"
+    assert re.fullmatch(r"🔥 高频主题： .+ ×\d+( · .+ ×\d+){0,4}", lines[3])
+    counts = [int(c) for c in re.findall(r"×(\d+)", lines[3])]
+    assert counts == sorted(counts, reverse=True) and min(counts) >= 2
+    papers = lines[4:]
+    assert len(papers) == n and all(": " in line for line in papers)
+    slugs = [re.search(r'<dt><a href="([^"/]+)/"', m).group(1) for m in re.findall(r"<dt>.*?</dt>", html)]
+    assert slugs == sorted(slugs) and len(slugs) == n
+    assert 'class="math math-inline">\\(' in html  # summaries keep their math
+
+
+def test_cross_venue_links_point_at_pages_with_those_counts(example_site) -> None:
+    site, _ = example_site
+    page = site / "ICML2024/optimization/index.html"
+    html = page.read_text(encoding="utf-8")
+    cross = re.search(r'<p class="cross">(.*?)</p>', html).group(1)
+    for href, count in re.findall(r'<a href="([^"]+)">[^<]*\((\d+)\)</a>', cross):
+        target = resolve_link(site, page, href)
+        assert target.read_text(encoding="utf-8").count("<dt>") == int(count)
+
+
+def test_every_internal_link_resolves(example_site) -> None:
+    site, _ = example_site
+    assert dead_links(site) == []
+    html404 = (site / "404.html").read_text(encoding="utf-8")
+    assert all(h.startswith("/") for h in internal_links(html404))
+
+
+def test_every_count_equals_the_notes_behind_it(example_site) -> None:
+    site, result = example_site
+    cells = corpus_cells()
+    home = (site / "index.html").read_text(encoding="utf-8")
+    numbers = [int(x) for x in re.findall(r'class="stat-number">(\d+)<', home)]
+    assert numbers == [sum(cells.values()), len({v for v, _ in cells}), len({d for _, d in cells})]
+    # every "label N" / "(N)" link on every page: the target lists exactly N notes
+    for page in site.rglob("index.html"):
+        html = page.read_text(encoding="utf-8")
+        for href, n1, n2 in re.findall(r'<a (?:class="tag" )?href="([^"]+)">[^<]*?(?:\((\d+)\)|<span class="count">×?(\d+)</span>)</a>', html):
+            if href.startswith("#"):  # a group on the same page: count its entries
+                listed = html.split(f'id="{href[1:]}"', 1)[1].split("</dl>", 1)[0].count("<dt>")
+            else:
+                listed = resolve_link(site, page, href).read_text(encoding="utf-8").count("<dt>")
+            assert listed == int(n1 or n2), (page, href)
+    for (venue, domain), n in cells.items():
+        html = (site / venue / domain / "index.html").read_text(encoding="utf-8")
+        assert html.count("<dt>") == n
+        assert f"· {n} 篇论文解读" in html
+        venue_html = (site / venue / "index.html").read_text(encoding="utf-8")
+        assert f'{n} 篇</span>' in venue_html
+
+
+def test_hot_topic_counts_are_honest(example_site) -> None:
+    site, _ = example_site
+
+    def listed(page: Path) -> set[Path]:
+        html = page.read_text(encoding="utf-8")
+        return {resolve_link(site, page, h).resolve() for h in re.findall(r'<dt><a href="([^"]+)"', html)}
+
+    checked = 0
+    for page in site.rglob("index.html"):
+        hot = re.search(r'<p class="hot">(.*?)</p>', page.read_text(encoding="utf-8"))
+        if not hot:
+            continue
+        for href, count in re.findall(r'<a href="([^"]+)">[^<]* ×(\d+)</a>', hot.group(1)):
+            with_topic = listed(resolve_link(site, page, href))
+            if listed(page):  # the notes on this page that have the topic
+                n = len(listed(page) & with_topic)
+            else:  # a venue page lists domains, not notes: its notes are the ones under it
+                n = sum(1 for p in with_topic if p.is_relative_to(page.parent.resolve()))
+            assert n == int(count), (page, href)
+            checked += 1
+    assert checked > 10
+
+
+def test_note_page_has_metadata_sections_and_neighbours(example_site) -> None:
+    site, _ = example_site
+    notes = sorted((site / "ICML2024/optimization").glob("*/index.html"))
+    html = notes[1].read_text(encoding="utf-8")
+    for needle in ('class="crumbs"', 'class="meta"', 'class="tldr"', 'class="ratings"', 'class="pager"',
+                   'class="prev"', 'class="next"', "<h2 id=", 'class="table-wrap"', "katex.min.js"):
+        assert needle in html, needle
+    first = notes[0].read_text(encoding="utf-8")
+    assert 'class="prev"' not in first and 'class="next"' in first
+
+
+def test_no_network_resources_anywhere(example_site) -> None:
+    site, _ = example_site
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        assert not re.search(r'<(script|link|img)[^>]+(src|href)="(https?:)?//', html), page
+    css = (site / "assets/site.css").read_text(encoding="utf-8") + (site / "assets/katex/katex.min.css").read_text()
+    assert "http://" not in css and "https://" not in css
+
+
+def test_rebuild_is_incremental_and_removes_deleted_pages(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    site = tmp_path / "site"
+    first = build(corpus, site)
+    assert not first.up_to_date and first.rendered == first.pages
+    again = build(corpus, site)
+    assert again.up_to_date and again.rendered == 0
+    note = next(corpus.glob("ICML2024/optimization/*.md"))
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text.replace("## 一句话总结\n", "## 一句话总结\n新的总结，唯一标记 QQZZ。\n\n", 1), encoding="utf-8")
+    edited = build(corpus, site)
+    assert 0 < edited.rendered < 20
+    assert "QQZZ" in (site / "ICML2024/optimization" / note.stem / "index.html").read_text(encoding="utf-8")
+    note.unlink()
+    removed = build(corpus, site)
+    assert removed.removed >= 1 and not (site / "ICML2024/optimization" / note.stem).exists()
+    assert dead_links(site) == []
+    assert (site / "ICML2024/optimization/index.html").read_text(encoding="utf-8").count("<dt>") == \
+        len(list(corpus.glob("ICML2024/optimization/*.md")))
+
+
+def test_bad_note_is_reported_and_the_rest_builds(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    bad = corpus / "ICML2024/optimization/broken.md"
+    bad.write_text("---\ntitle: Broken\nvenue: ICML2024\n---\n## 一句话总结\nx\n", encoding="utf-8")
+    result = build(corpus, tmp_path / "site")
+    assert [str(d) for d in result.errors] == ["ICML2024/optimization/broken.md:1: error: missing required field `domain`"]
+    assert result.notes == len(list(EXAMPLES.rglob("*.md")))
+    with pytest.raises(BuildError):
+        build(corpus, tmp_path / "strict-site", strict=True)
+    assert not (tmp_path / "strict-site").exists()
+
+
+def test_failed_build_leaves_the_previous_site_untouched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    site = tmp_path / "site"
+    build(corpus, site)
+    before = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    for note in corpus.rglob("*.md"):  # change every page
+        note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n改。\n", 1),
+                        encoding="utf-8")
+    import papernotes.theme as theme
+
+    calls = {"n": 0}
+    real = theme.Theme.render
+
+    def flaky(self, page):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        if calls["n"] > 30:
+            raise RuntimeError("disk on fire")
+        return real(self, page)
+
+    monkeypatch.setattr(theme.Theme, "render", flaky)
+    with pytest.raises(RuntimeError):
+        build(corpus, site, workers=1)
+    after = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    assert after == before
+    assert not any(p.name.startswith(".site.") for p in tmp_path.iterdir() if p.name.endswith(("building", "staging")))
+    monkeypatch.undo()
+    assert build(corpus, site).errors == []
+
+
+def test_refuses_to_overwrite_a_directory_it_did_not_build(tmp_path: Path) -> None:
+    other = tmp_path / "precious"
+    other.mkdir()
+    (other / "thesis.tex").write_text("do not delete", encoding="utf-8")
+    with pytest.raises(BuildError, match="not built by papernotes"):
+        build(EXAMPLES, other)
+    assert (other / "thesis.tex").read_text(encoding="utf-8") == "do not delete"
+
+
+def test_english_site_from_the_same_corpus(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    (corpus / "papernotes.toml").write_text('title = "Notes"\nlanguage = "en"\n', encoding="utf-8")
+    site = tmp_path / "site"
+    build(corpus, site)
+    lines = page_lines((site / "ICML2024/optimization/index.html").read_text(encoding="utf-8"), "article")
+    assert lines[0] == "📐 Optimization & Theory¶"
+    assert re.fullmatch(r"🧪 ICML2024 · \d+ paper notes", lines[1])
+    assert lines[2].startswith("📌 Same domain at other venues: ")
+    assert lines[3].startswith("🔥 Hot topics: ")
+
+
+def test_unknown_domain_and_venue_still_build(tmp_path: Path) -> None:
+    write_note(tmp_path / "c", "X/y/a.md", title="A", venue="NEWCONF2030", domain="brand_new")
+    result = build(tmp_path / "c", tmp_path / "site")
+    assert {d.code for d in result.diagnostics} == {"unknown-domain", "unknown-venue"}
+    assert (tmp_path / "site/NEWCONF2030/brand_new/a/index.html").is_file()
+
+
+def test_note_links_to_other_notes_are_rewritten_or_marked_broken(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    write_note(corpus, "V/d/a.md", title="A", venue="ICML2024", domain="optimization",
+               body="## 一句话总结\nSee [B](../e/b.md#method) and [gone](../e/missing.md).\n")
+    write_note(corpus, "V/e/b.md", title="B", venue="ICML2024", domain="llm_nlp")
+    site = tmp_path / "site"
+    result = build(corpus, site)
+    html = (site / "ICML2024/optimization/a/index.html").read_text(encoding="utf-8")
+    assert '<a href="../../llm_nlp/b/#method">B</a>' in html
+    assert '<span class="broken-link" title="../e/missing.md">gone</span>' in html
+    assert [d.code for d in result.diagnostics] == ["broken-link"]
+    assert dead_links(site) == []
