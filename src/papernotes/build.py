@@ -19,7 +19,7 @@ from . import __version__
 from .cache import BuildCache, decode_problem, encode_problem
 from .config import load_config, load_site_taxonomy
 from .corpus import cache_path, load_corpus
-from .errors import BuildError, Diagnostic
+from .errors import BuildError, CorpusError, Diagnostic
 from .model import Entry
 from .output import Staging
 from .resolve import resolve
@@ -63,6 +63,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists."""
     started = time.perf_counter()
     corpus = corpus.resolve()
+    if not corpus.is_dir():
+        raise CorpusError(f"{corpus}: corpus directory not found")
     workers = workers or os.cpu_count() or 1
     result = BuildResult(out)
     config, config_fp = load_config(corpus)

@@ -19,7 +19,7 @@ from pathlib import Path
 from .cache import BuildCache
 from .config import load_config, load_site_taxonomy
 from .corpus import cache_path, load_corpus
-from .errors import Diagnostic, error, warning
+from .errors import CorpusError, Diagnostic, error, warning
 from .model import SECTIONS, Entry, Note
 from .pages import resolve_local_link
 from .parse import split_front_matter
@@ -195,6 +195,8 @@ def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
 def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[list[Diagnostic], int]:
     """All diagnostics for ``root`` and the number of notes checked."""
     root = root.resolve()
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
     config, _ = load_config(root)
     taxonomy = load_site_taxonomy(root, config)
     cache_file = cache_path(root)

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:\.\d+)?%?|[\u4e00-\u9fff]+")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*[A-Za-z%]*|[\u4e00-\u9fff]+")
 _END = re.compile(r"[。！？；]+|[.!?]+(?=[\"'”’)\]]?(?:\s+[\"'“(\[]?[A-Z0-9\u4e00-\u9fff]|\s*$))")
 _ABBREV = frozenset("e.g i.e et al etc vs fig figs eq eqs sec no cf approx resp ref refs".split())
 
@@ -35,14 +35,14 @@ within without across among per may might must shall one two three several many 
 _GENERIC = frozenset("""paper work approach approaches method methods propose proposed proposes present presents
 show shows shown demonstrate demonstrates novel new results result using use used based existing state art
 significant significantly various different well achieve achieves improve improves performance task tasks problem
-problems introduce introduces recent recently large small simple effective efficient key first study studies
+problems introduce introduces recent recently simple effective efficient key first study studies
 experiments experimental extensive furthermore code available make makes like able often remain remains
 set number given order way called also high low better best strong""".split())
 _STOP_CHARS = "的了和与及在是对中并将以为等而或其被把从到由这那我们本文提出一种可以进行通过实现"
 
 _CUES: dict[str, re.Pattern[str]] = {
     "method": re.compile(r"\b(?:we|our)\s+(?:propose|present|introduce|develop|design|formulate|call|describe|"
-                         r"devise|build|train)|\bour\s+(?:method|approach|framework|model|algorithm|system)\b|"
+                         r"devise|build|train)|\b(?:introduces|proposes|presents)\b|\bour\s+(?:method|approach|framework|model|algorithm|system)\b|"
                          r"\b(?:method|approach|framework|algorithm|architecture|technique)\s+(?:that|which|called)"
                          r"|提出|设计|引入|框架", re.I),
     "experiments": re.compile(r"\d|\b(?:outperform\w*|state-of-the-art|sota|benchmarks?|experiments?|empirical\w*|"
@@ -123,26 +123,34 @@ def _tfidf(bags: list[Counter[str]], df: Counter[str], n_docs: int) -> list[dict
     return vectors
 
 
-def textrank(sentences: list[str], df: Counter[str] | None = None, n_docs: int = 0,
+def textrank(sentences: list[str], df: Counter[str] | None = None, n_docs: int = 0, title: str = "",
              damping: float = 0.85, iterations: int = 100) -> list[float]:
-    """Centrality of each sentence: PageRank over the cosine-similarity graph of TF-IDF vectors."""
+    """Centrality of each sentence: PageRank over the cosine-similarity graph of TF-IDF vectors.
+
+    With a ``title``, the random jump prefers sentences that share its terms
+    (title-biased, i.e. personalised, PageRank), which favours the sentence that
+    states the paper's contribution over general background.
+    """
     n = len(sentences)
     if n <= 1:
         return [1.0] * n
     bags = [Counter(tokens(s)) for s in sentences]
     if df is None:
         df, n_docs = Counter(t for bag in bags for t in bag), n
-    vectors = _tfidf(bags, df, n_docs)
+    vectors = _tfidf(bags + [Counter(tokens(title))], df, n_docs)
+    title_vec = vectors.pop()
+    bias = [0.1 + sum(v * title_vec.get(t, 0.0) for t, v in vec.items()) for vec in vectors]
+    jump = [b / sum(bias) for b in bias]
     weights = [[0.0 if i == j else sum(v * vectors[j].get(t, 0.0) for t, v in vectors[i].items())
                 for j in range(n)] for i in range(n)]
     out_sum = [sum(row) for row in weights]
     scores = [1.0 / n] * n
     for _ in range(iterations):
-        new = [(1 - damping) / n + damping * sum(weights[j][i] / out_sum[j] * scores[j]
-                                                for j in range(n) if out_sum[j] > 0) for i in range(n)]
-        # a sentence sharing no term with the others would leak rank mass; spread it evenly
-        leak = damping * sum(scores[j] for j in range(n) if out_sum[j] == 0) / n
-        new = [s + leak for s in new]
+        # a sentence sharing no term with the others would leak rank mass; it jumps instead
+        leak = damping * sum(scores[j] for j in range(n) if out_sum[j] == 0)
+        new = [((1 - damping) + leak) * jump[i] + damping * sum(weights[j][i] / out_sum[j] * scores[j]
+                                                               for j in range(n) if out_sum[j] > 0)
+               for i in range(n)]
         done = sum(abs(a - b) for a, b in zip(new, scores)) < 1e-9
         scores = new
         if done:
@@ -164,7 +172,7 @@ def _candidates(text: str) -> list[tuple[str, str]]:
                         out.append((part, part))
                 word = ""
             low = word.casefold()
-            if word and low not in STOPWORDS and not re.fullmatch(r"[\d.%]+", word):
+            if word and low not in STOPWORDS and not word[0].isdigit():
                 run.append(word)
                 continue
             while run and run[0].casefold() in _GENERIC:
@@ -202,11 +210,16 @@ class Keyphraser:
             score = (1 + math.log(tf)) * idf * (1 + 0.5 * (min(length, 3) - 1)) * (1.5 if key in title_keys else 1.0)
             scored.append((score, key))
         chosen: list[str] = []
+        chosen_keys: list[str] = []
         words_of: list[set[str]] = []
         for _, key in sorted(scored, key=lambda item: (-item[0], item[1])):
-            words = set(key.split()) if " " in key or not _CJK_RUN.fullmatch(key) else {key}
+            if _CJK_RUN.fullmatch(key):
+                if any(key in other or other in key for other in chosen_keys):
+                    continue
+            words = set(key.split())
             if any(words <= other or other <= words for other in words_of):
                 continue
+            chosen_keys.append(key)
             surface = max(surfaces[key].items(), key=lambda item: (item[1], sum(ch.isupper() for ch in item[0])))[0]
             chosen.append(surface)
             words_of.append(words)
@@ -222,7 +235,7 @@ def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
     sentences = split_sentences(abstract)
     if not sentences:
         return Extract("", keyphraser.phrases(title, title), {})
-    scores = textrank(sentences, keyphraser.term_df or None, keyphraser.n_docs)
+    scores = textrank(sentences, keyphraser.term_df or None, keyphraser.n_docs, title)
     # very short sentences ("Code is available.") are poor summaries even when central
     ranked = sorted(range(len(sentences)),
                     key=lambda i: (-(scores[i] * min(1.0, len(tokens(sentences[i])) / 6)), i))
@@ -231,7 +244,7 @@ def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
     sections: dict[str, list[int]] = {key: [] for key in ("background", "method", "experiments", "highlights",
                                                            "limitations", "related")}
     first_method = next((i for i, s in enumerate(sentences) if _CUES["method"].search(s)), len(sentences))
-    for i in range(min(max(first_method, 1), 3)):
+    for i in range(min(first_method, 3)):
         sections["background"].append(i)
         used.add(i)
     for key in ("limitations", "experiments", "method", "related", "highlights"):
@@ -254,4 +267,5 @@ def _is_result(sentence: str) -> bool:
     if re.search(r"\d+(?:\.\d+)?\s*(?:%|×|x\b|times|points?|pp|bleu|fid)", sentence, re.I):
         return True
     return bool(re.search(r"\b(?:outperform\w*|state-of-the-art|sota|experiments?|empirical\w*|evaluat\w+|"
-                          r"achiev\w+|surpass\w*|benchmarks?|results)\b|实验|优于|提升", sentence, re.I))
+                          r"achiev\w+|surpass\w*|benchmarks?|results|better than|on[- ]par|comparabl[ey])\b"
+                          r"|实验|优于|提升", sentence, re.I))

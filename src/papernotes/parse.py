@@ -230,7 +230,8 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
         data = yaml.load(raw, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
+        last = raw.count("\n") + 1  # an error at the end of input belongs to the last front-matter line
+        line = min(mark.line + 2, last) if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
         return None, [error(path, line, f"invalid YAML front matter: {problem}", "front-matter")]
     if data is None:

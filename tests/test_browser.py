@@ -1,0 +1,113 @@
+"""Real Chromium (Debian's, driven by Playwright): math, offline assets, phone layout, theme, search.
+
+Skipped when no system Chromium is installed (``apt-get install chromium``);
+Playwright never downloads a browser here.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES
+from papernotes.serve import DevServer
+
+CHROMIUM = os.environ.get("PAPERNOTES_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+playwright = pytest.importorskip("playwright.sync_api")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="system Chromium not installed")
+
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    base = tmp_path_factory.mktemp("browser")
+    shutil.copytree(EXAMPLES, base / "corpus")
+    server = DevServer(base / "corpus", base / "site", port=0, interval=60)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with playwright.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture()
+def page(browser, served):  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    page.requests = []
+    page.on("request", lambda request: page.requests.append(request.url))
+    yield page
+    context.close()
+
+
+def note_with_math(served: DevServer) -> str:
+    for path in sorted((served.site / "ICML2024/optimization").glob("*/index.html")):
+        if "math-display" in path.read_text(encoding="utf-8"):
+            return path.parent.relative_to(served.site).as_posix() + "/"
+    raise AssertionError("no note with display math in the examples")
+
+
+def test_math_renders_offline_with_the_shipped_katex(page, served: DevServer, tmp_path: Path) -> None:
+    page.goto(served.url + note_with_math(served))
+    page.wait_for_function("document.querySelectorAll('.math .katex').length > 0")
+    page.wait_for_timeout(300)
+    total = page.eval_on_selector_all(".math", "els => els.length")
+    rendered = page.eval_on_selector_all(".math .katex", "els => els.length")
+    assert total > 3 and rendered == total
+    assert page.eval_on_selector_all(".math-error", "els => els.length") == 0
+    assert all(url.startswith(served.url) for url in page.requests), page.requests
+    page.screenshot(path=str(tmp_path / "note.png"), full_page=False)
+
+
+def test_broken_formula_shows_its_tex_source(page, served: DevServer) -> None:
+    page.goto(served.url + "search/")
+    page.set_content('<span class="math math-inline">\\(\\frac{a}{b}^^2\\)</span>')
+    page.add_script_tag(url=served.url + "assets/katex/katex.min.js")
+    page.add_script_tag(url=served.url + "assets/math.js")
+    page.wait_for_selector(".math-error")
+    assert "\\frac{a}{b}^^2" in page.inner_text(".math-error")
+
+
+def test_phone_layout_has_no_horizontal_scroll(page, served: DevServer) -> None:
+    for url in ("", "ICML2024/optimization/", note_with_math(served), "topics/", "search/?q=LLM"):
+        page.goto(served.url + url)
+        page.wait_for_load_state("networkidle")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, (url, width)
+
+
+def test_dark_theme_toggle_is_remembered(page, served: DevServer) -> None:
+    page.goto(served.url)
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.click(".theme-toggle")
+    dark = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark" and dark != light
+    page.goto(served.url + "ICML2024/")
+    assert page.evaluate("document.documentElement.dataset.theme") == "dark"
+
+
+def test_search_finds_chinese_and_english_and_filters_by_venue(page, served: DevServer) -> None:
+    page.goto(served.url + "search/?q=GaLore")
+    page.wait_for_selector("#results dt")
+    assert "GaLore" in page.inner_text("#results")
+    page.fill("#q", "量化")
+    page.wait_for_function("document.querySelectorAll('#results dt').length > 1")
+    every = page.eval_on_selector_all("#results dt", "els => els.length")
+    page.select_option("#f-venue", "ICLR2024")
+    page.wait_for_function(f"document.querySelectorAll('#results dt').length < {every}")
+    assert "venue=ICLR2024" in page.url
+    for where in page.eval_on_selector_all("#results .where", "els => els.map(e => e.textContent)"):
+        assert "ICLR2024" in where
+    page.click("#results dt a")
+    page.wait_for_selector("article.note")
