@@ -126,9 +126,10 @@ def test_note_page_has_metadata_sections_and_neighbours(example_site) -> None:
     site, _ = example_site
     notes = sorted((site / "ICML2024/optimization").glob("*/index.html"))
     html = notes[1].read_text(encoding="utf-8")
-    for needle in ('class="crumbs"', 'class="meta"', 'class="tldr"', 'class="ratings"', 'class="pager"',
+    for needle in ('class="crumbs"', 'class="meta"', 'class="ratings"', 'class="pager"', 'class="toc"',
                    'class="prev"', 'class="next"', "<h2 id=", 'class="table-wrap"', "katex.min.js"):
         assert needle in html, needle
+    assert 'class="tldr"' not in html  # the summary section is already the first thing in the body
     first = notes[0].read_text(encoding="utf-8")
     assert 'class="prev"' not in first and 'class="next"' in first
 

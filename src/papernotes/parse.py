@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import Any
 
 import yaml
@@ -60,6 +61,7 @@ def _section_lookup() -> list[tuple[str, str]]:
 _SECTION_NAMES = _section_lookup()
 
 
+@lru_cache(maxsize=4096)
 def section_key(heading: str) -> str:
     """Canonical key of a ``##`` heading, accepting zh and en variants (``局限性 / 可改进方向``)."""
     text = heading.strip().casefold()
@@ -309,7 +311,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
     summary = fields["summary"] or section_summary
     if not summary and fields["status"] != "stub":
         problems.append(warning(path, 1, "no one-line summary: add `summary:` or a `## 一句话总结` / `## TL;DR` section", "no-summary"))
-    lang = fields["lang"] or ("zh" if len(_CJK.findall(body[:4000])) > 40 else "en")
+    lang = fields["lang"] or ("zh" if len(_CJK.findall(body, 0, 1500)) > 20 else "en")
     if lang not in ("zh", "en"):
         problems.append(warning(path, line_of("lang"), f"`lang` should be zh or en, got {lang!r}", "schema"))
 

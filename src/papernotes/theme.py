@@ -10,7 +10,9 @@ site-relative URL into one relative to the current page.
 from __future__ import annotations
 
 import posixpath
+import re
 import tomllib
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 import jinja2
+from markupsafe import Markup
 
 from .config import SiteConfig
 from .errors import Diagnostic, warning
@@ -38,10 +41,15 @@ def labels_for(lang: str) -> SiteLabels:
     return SiteLabels(lang, ui_strings(lang))
 
 
+_PLAIN_URL = re.compile(r"^[A-Za-z0-9/_.~#-]*$")
+
+
 def relative_url(target: str, current: str) -> str:
     """``target`` (site-relative) as seen from the page at ``current``; percent-encoded."""
     if "://" in target or target.startswith(("#", "mailto:")):
         return target
+    if current == "":  # the home page: every target is already relative to it
+        return target if _PLAIN_URL.match(target) else quote(target, safe=_SAFE)
     base = current if current.endswith("/") or current == "" else posixpath.dirname(current) + "/"
     if base == "/":
         base = ""
@@ -51,8 +59,9 @@ def relative_url(target: str, current: str) -> str:
     i = 0
     while i < len(base_parts) and i < len(target_parts) - 1 and base_parts[i] == target_parts[i]:
         i += 1
-    rel = "../" * (len(base_parts) - i) + "/".join(target_parts[i:])
-    rel = quote(rel or "./", safe=_SAFE)
+    rel = "../" * (len(base_parts) - i) + "/".join(target_parts[i:]) or "./"
+    if not _PLAIN_URL.match(rel):
+        rel = quote(rel, safe=_SAFE)
     return f"{rel}#{frag}" if frag else rel
 
 
@@ -60,6 +69,14 @@ def _stars(score: float) -> str:
     full = int(score)
     half = score - full >= 0.5
     return "★" * full + ("½" if half else "") + "☆" * (5 - full - (1 if half else 0))
+
+
+@dataclass(frozen=True, slots=True)
+class Chrome:
+    """Pre-rendered page chrome shared by all pages at one depth."""
+
+    header: Markup
+    footer: Markup
 
 
 class Theme:
@@ -77,6 +94,8 @@ class Theme:
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             auto_reload=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
             bytecode_cache=_bytecode_cache(bytecode_dir),
         )
         self.env.globals.update(site=config, lang=config.language, t=self.labels, stars=_stars)
@@ -89,6 +108,15 @@ class Theme:
         self.env.filters["rel"] = rel
         for name in self.env.list_templates():  # compile once, before any worker forks
             self.env.get_template(name)
+        self._chrome: dict[str, Chrome] = {}
+
+    def chrome(self, root: str) -> Chrome:
+        """Header and footer for pages whose site root is ``root`` away: rendered once per depth."""
+        found = self._chrome.get(root)
+        if found is None:
+            module = self.env.get_template("chrome.html").module
+            found = self._chrome[root] = Chrome(Markup(module.header(root)), Markup(module.footer(root)))  # type: ignore[attr-defined]
+        return found
 
     def _rel(self, ctx: Any, target: str) -> str:
         page: Page = ctx["page"]
@@ -111,7 +139,8 @@ class Theme:
         else:
             has_math = _context_has_math(page.context)
         template = self.env.get_template(page.template)
-        text = template.render(page=page, c=page.context, root=self.root_for(page), has_math=has_math, **extra)
+        root = self.root_for(page)
+        text = template.render(page=page, c=page.context, root=root, chrome=self.chrome(root), has_math=has_math, **extra)
         return text.encode("utf-8"), problems
 
     def _note_body(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
@@ -139,7 +168,10 @@ class Theme:
             html, broken = rewrite_links(html, resolve)
             for href in broken:
                 problems.append(warning(note.path, _line_of(text, href), f"broken link: {href}", "broken-link"))
-        return {"body_html": html, "toc": rendered.toc, "body_has_math": rendered.has_math}, problems
+        toc = [h for h in rendered.toc if h.level == 2]
+        summary_in_body = any(s.key == "summary" for s in note.sections)
+        return {"body_html": html, "toc": toc, "has_summary_section": summary_in_body,
+                "body_has_math": rendered.has_math}, problems
 
 
 def _bytecode_cache(directory: Path | None) -> jinja2.BytecodeCache | None:
