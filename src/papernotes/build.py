@@ -6,6 +6,7 @@ changed pages (in parallel) → search index and assets → atomic swap.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import time
@@ -72,7 +73,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     staging = Staging(out)
     staging.check_target(corpus)
     site_key = str(staging.out)
-    salt = f"{__version__}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
+    salt = f"{__version__}|{_package_fingerprint()}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
 
     with BuildCache(cache_path(corpus) if use_cache else None) as cache:
         loaded = load_corpus(corpus, cache, workers)
@@ -134,6 +135,18 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         cache.save_blob(f"resolve:{site_key}", [encode_problem(d) for d in problems])
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _package_fingerprint() -> str:
+    """Changes when papernotes' own code, templates or assets change (so an upgrade rebuilds everything)."""
+    root = Path(__file__).parent
+    stamps = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for name in filenames:
+            st = os.stat(os.path.join(dirpath, name))
+            stamps.append(f"{dirpath[len(str(root)):]}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(sorted(stamps)).encode(), digest_size=8).hexdigest()
 
 
 def _decode_problems(rows: list[tuple[str, int, str, str, str]] | None) -> list[Diagnostic]:

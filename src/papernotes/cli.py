@@ -11,8 +11,9 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from . import __version__
+from . import __version__, cli_import
 from .errors import Diagnostic, PapernotesError
 
 app = typer.Typer(
@@ -22,8 +23,8 @@ app = typer.Typer(
     add_completion=False,
     rich_markup_mode="rich",
 )
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+err = Console(stderr=True, highlight=False, emoji=False)
+out = Console(highlight=False, emoji=False)
 
 CorpusArg = Annotated[Path, typer.Argument(help="Corpus directory (notes + optional papernotes.toml).",
                                            exists=False, file_okay=False)]
@@ -41,18 +42,26 @@ def main(version: Annotated[Optional[bool], typer.Option("--version", callback=_
     """papernotes: ingest → draft → classify → check → build → serve."""
 
 
-def report(diagnostics: list[Diagnostic], limit: int = 200) -> None:
-    """Print diagnostics as ``path:line: severity: message``, errors first."""
-    ordered = sorted(diagnostics, key=lambda d: (not d.is_error, d.path, d.line))
-    for d in ordered[:limit]:
-        style = "red" if d.is_error else "yellow"
-        err.print(f"[{style}]{d}[/{style}]", markup=True, soft_wrap=True)
-    if len(ordered) > limit:
-        err.print(f"… and {len(ordered) - limit} more")
+def report(diagnostics: list[Diagnostic], warning_limit: int | None = 50) -> None:
+    """Print diagnostics as ``path:line: severity: message``: every error, then warnings up to a limit."""
+    ordered = sorted(dict.fromkeys(diagnostics), key=lambda d: (not d.is_error, d.path, d.line))
+    errors = [d for d in ordered if d.is_error]
+    warnings = [d for d in ordered if not d.is_error]
+    shown = warnings if warning_limit is None else warnings[:warning_limit]
+    color = err.is_terminal and not err.no_color
+    lines = []
+    for d in [*errors, *shown]:
+        text = str(d)
+        lines.append(f"\x1b[{31 if d.is_error else 33}m{text}\x1b[0m" if color else text)
+    if len(shown) < len(warnings):
+        lines.append(f"… and {len(warnings) - len(shown)} more warning(s); `papernotes check` lists them all")
+    if lines:  # one write: rich's per-line rendering is slow for thousands of lines
+        err.file.write("\n".join(lines) + "\n")
+        err.file.flush()
 
 
 def fail(exc: PapernotesError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+    err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
     return typer.Exit(exc.exit_code)
 
 
@@ -98,12 +107,12 @@ def serve(
     site = output or default_site_dir(corpus)
 
     def on_build(result) -> None:  # type: ignore[no-untyped-def]
-        report(result.diagnostics, limit=20)
+        report(result.diagnostics, warning_limit=20)
         if not result.up_to_date:
             out.print(f"built {result.notes} notes ({result.rendered} page(s)) in {result.seconds:.2f}s")
 
     def on_error(exc: Exception) -> None:
-        err.print(f"[red]error:[/red] {exc}", soft_wrap=True)
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
 
     try:
         server = DevServer(corpus, site, port, interval, on_build=on_build, on_error=on_error)
@@ -150,7 +159,7 @@ def check(
         out.print_json(json.dumps({"notes": count, "errors": errors, "warnings": len(diagnostics) - errors,
                                    "diagnostics": rows}, ensure_ascii=False))
     else:
-        report(diagnostics, limit=10_000)
+        report(diagnostics, warning_limit=None)
         out.print(f"{count} notes checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
     if errors:
         raise typer.Exit(1)
@@ -182,6 +191,10 @@ def new(
     for line in notes:
         err.print(f"[yellow]note:[/yellow] {line}")
     out.print(f"created {path}")
+
+
+# Stage commands that live in their own modules (each imports its heavy dependencies lazily).
+cli_import.register(app)
 
 
 def run() -> None:  # pragma: no cover - console entry for `python -m papernotes`

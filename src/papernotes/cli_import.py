@@ -34,6 +34,7 @@ def register(app: typer.Typer) -> None:
         from rich.markup import escape
 
         from .cli import err, fail, out
+        from .config import CACHE_DIR
         from .errors import PapernotesError
         from .migrate import REPORT, import_tree
 
@@ -50,10 +51,11 @@ def register(app: typer.Typer) -> None:
             err.print(f"[{style}]{escape(result.line(d))}[/{style}]", soft_wrap=True)
         if not quiet:
             hidden = "" if verbose or not levels["info"] else " (-v lists them)"
-            out.print(f"{result.notes} notes: {result.imported} imported, {result.unchanged} unchanged, "
+            kept = f" ({result.kept} edited in DEST, kept)" if result.kept else ""
+            out.print(f"{result.notes} notes: {result.imported} imported, {result.unchanged} unchanged{kept}, "
                       f"{result.conflicts} conflicts, {result.skipped} files skipped in {result.seconds:.2f}s; "
                       f"{levels['error']} errors, {levels['warning']} warnings, {levels['info']} info{hidden}",
                       highlight=False, markup=False)
-            out.print(f"report: {escape(str(result.dest / '.papernotes' / REPORT))}", highlight=False)
+            out.print(f"report: {escape(str(result.dest / CACHE_DIR / REPORT))}", highlight=False)
         if result.errors:
             raise typer.Exit(1)

@@ -2,8 +2,12 @@
 
 In: ``DOCS/{VENUE}/{domain}/{slug}.md`` files that start with ``# Title`` and a block
 of ``**标签**: value`` lines. Out: ``DEST/{VENUE}/{domain}/{slug}.md`` with YAML front
-matter, the body verbatim, plus ``DEST/.papernotes/import-manifest.json`` (hash of every
-file written, so re-runs never clobber user edits) and ``import-report.json``.
+matter and the body verbatim; ``DEST/.papernotes/import-report.json`` (counts and every
+``path:line`` finding, lines of the DOCS file) and ``import-manifest.json`` (per note, the
+hash of its source and of the file written). With the manifest a re-run is three-way: a
+note still as last imported follows its source; a note edited (or deleted) in DEST keeps
+the edit while its import is unchanged; changed on both sides is a conflict (``force``
+takes the source). Every write is atomic; ``papernotes.toml`` is created if missing.
 
 ``convert_note`` is pure. Only the *header* (lines before the body: an old front
 matter or HTML comment, the title, the metadata lines, a ``## 基本信息`` list) moves
@@ -26,6 +30,7 @@ import os
 import posixpath
 import re
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +68,7 @@ LABELS: dict[str, str] = {
     "作者": "authors", "authors": "authors",
     "会议": "", "venue": "", "conference": "",  # the folder names the venue; text kept in meta
 }
+FIELD_ORDER = ("id", "title", "venue", "domain", "keywords", "authors", "links", "domain_label", "meta", HEADER_KEY)
 CANON_ORDER = ("会议", "arXiv", "OpenReview", "代码", "PDF", "作者", "领域", "关键词")
 """Label spellings and order of the canonical header; ``mkdocs_header`` records any other."""
 
@@ -300,32 +306,47 @@ def convert_note(rel_path: str, text: str) -> tuple[dict[str, Any], str, list[Di
         fm["domain_label"] = typed["domain_label"]
     if head.front_matter:
         problems.append(_from_old_front_matter(lines, head.front_matter, fm, rel_path))
+    if not fm["title"]:
+        fm["title"], problem = _fallback_title(lines, head.end, rel_path, slug)
+        problems.append(problem)
     if meta:
         fm["meta"] = meta
+    fm = {key: fm[key] for key in FIELD_ORDER if key in fm}
     if templates != _canonical_header(fm):
         fm[HEADER_KEY] = templates
     body = "\n".join(lines[head.end:])
-    problems += _header_problems(rel_path, lines, head, bool(found), fm)
+    problems += _header_problems(rel_path, lines, head, bool(found))
+    if (lost := _first_difference(lines, head.end, source_text(fm, body))) is not None:
+        problems.append(error(rel_path, lost, "the imported note would not reproduce this line; not imported "
+                              "(please report this)", "round-trip"))
     return fm, body, sorted(problems, key=lambda d: d.line)
 
 
-def _header_problems(path: str, lines: list[str], head: _Header, has_meta: bool,
-                     fm: dict[str, Any]) -> list[Diagnostic]:
+def _first_difference(lines: list[str], header_end: int, rebuilt: str) -> int | None:
+    """First 1-based line where ``rebuilt`` differs from ``lines`` (header lines compared without trailing blanks)."""
+    again = rebuilt.split("\n")
+    for k, (a, b) in enumerate(zip(lines, again)):
+        if a != b and (k >= header_end or a.rstrip() != b.rstrip()):
+            return k + 1
+    return None if len(lines) == len(again) else min(len(lines), len(again)) + 1
+
+
+def _fallback_title(lines: list[str], body_start: int, path: str, slug: str) -> tuple[str, Diagnostic]:
+    """The first ``# heading`` of the body (left there), else the file name."""
+    for k in range(body_start, len(lines)):
+        if m := _TITLE.match(lines[k].rstrip()):
+            return m["value"], warning(path, k + 1, "no `# Title` at the top; title taken from this line, "
+                                       "which stays in the body", "no-title")
+    return slug.replace("_", " "), warning(path, 1, "no `# Title` line; title made from the file name", "no-title")
+
+
+def _header_problems(path: str, lines: list[str], head: _Header, has_meta: bool) -> list[Diagnostic]:
     problems = []
     nxt = next((k for k in range(head.end, len(lines)) if lines[k].strip()), len(lines))
     if nxt < len(lines) and nxt <= head.end + 1 and (head.title is not None or has_meta) \
             and not lines[nxt].startswith("#") and _LOOKS_META.search(lines[nxt]):
         problems.append(warning(path, nxt + 1, "looks like a metadata line but is not `**label**: value`; "
                                 "it and the lines after it stay in the body", "bad-meta-line"))
-    if not fm["title"]:
-        h1 = next((k for k in range(head.end, len(lines)) if _TITLE.match(lines[k].rstrip())), None)
-        if h1 is not None:
-            fm["title"] = _TITLE.match(lines[h1].rstrip())["value"]
-            problems.append(warning(path, h1 + 1, "no `# Title` at the top; title taken from this line, "
-                                    "which stays in the body", "no-title"))
-        else:
-            fm["title"] = fm["id"].rsplit("/", 1)[-1].replace("_", " ")
-            problems.append(warning(path, 1, "no `# Title` line; title made from the file name", "no-title"))
     if not has_meta and not head.front_matter:
         line = head.title + 2 if head.title is not None else 1
         problems.append(warning(path, line, "no metadata lines (`**会议**: …`) at the top; "
@@ -356,7 +377,7 @@ def header_lines(fm: dict[str, Any]) -> list[str]:
             out.append(prefix + fm.get("title", ""))
         elif label in meta:
             value = meta[label]
-            out.append(prefix + (value.pop(0) if isinstance(value, list) else value))
+            out.append(prefix + ((value.pop(0) if value else "") if isinstance(value, list) else str(value)))
         else:
             kind = LABELS.get(label.casefold(), "")
             out.append(prefix + _canonical(kind, _field(fm, kind)))
@@ -392,8 +413,11 @@ class ImportReport:
     imported: int = 0
     """Files written this run (new, or changed at the source and untouched in DEST)."""
     unchanged: int = 0
+    """Files left as they are: DEST already holds the import, or a user edit of a note whose source did not change."""
+    kept: int = 0
+    """Of ``unchanged``: notes edited or deleted in DEST whose import did not change; the edit is kept."""
     conflicts: int = 0
-    """Files edited (or deleted) in DEST since the last import and therefore left alone."""
+    """Notes edited or deleted in DEST *and* changed at the source: left alone unless ``force``."""
     skipped: int = 0
     """Files not imported: generated pages, files outside ``{VENUE}/{domain}/``, empty or unreadable files."""
     seconds: float = 0.0
@@ -416,7 +440,7 @@ class ImportReport:
         return {
             "docs": str(self.docs), "dest": str(self.dest), "papernotes": __version__,
             "counts": {"notes": self.notes, "imported": self.imported, "unchanged": self.unchanged,
-                       "conflicts": self.conflicts, "skipped": self.skipped},
+                       "kept_edits": self.kept, "conflicts": self.conflicts, "skipped": self.skipped},
             "seconds": round(self.seconds, 3),
             "labels": dict(sorted(self.labels.items(), key=lambda kv: -kv[1])),
             "diagnostics": [{"path": d.path, "line": d.line, "level": self.level(d), "code": d.code,
@@ -454,6 +478,8 @@ def _convert_file(docs: Path, rel: str) -> _Converted:
     if not text.removeprefix("\ufeff").strip():
         return _Converted(rel, digest, None, (warning(rel, 0, "empty file; not imported", "empty"),), (), ())
     fm, body, problems = convert_note(rel, text)
+    if any(d.code == "round-trip" for d in problems):
+        return _Converted(rel, digest, None, tuple(problems), (), ())
     offset = text.replace("\r\n", "\n").count("\n") - body.count("\n")
     links = tuple((offset + i + 1, m.group(1)) for i, line in enumerate(body.split("\n")) if "](" in line
                   for m in _MD_LINK.finditer(line) if _is_note_link(m.group(1)))
@@ -471,13 +497,16 @@ def _convert_chunk(args: tuple[str, list[str]]) -> list[_Converted]:
     return [_convert_file(Path(docs), rel) for rel in rels]
 
 
-def _convert_all(docs: Path, rels: list[str], workers: int) -> list[_Converted]:
+def _convert_all(docs: Path, rels: list[str], workers: int) -> Iterator[_Converted]:
+    """Converted notes in order, chunk by chunk as they are ready (so writing can start early)."""
     if len(rels) < PARALLEL_THRESHOLD or workers < 2:
-        return _convert_chunk((str(docs), rels))
+        yield from _convert_chunk((str(docs), rels))
+        return
     chunk = max(50, len(rels) // (workers * 4) + 1)
     jobs = [(str(docs), rels[i:i + chunk]) for i in range(0, len(rels), chunk)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        return [c for part in pool.map(_convert_chunk, jobs) for c in part]
+        for part in pool.map(_convert_chunk, jobs):
+            yield from part
 
 
 def _scan(docs: Path, report: ImportReport) -> list[str]:
@@ -523,24 +552,49 @@ def _load_manifest(path: Path, report: ImportReport) -> dict[str, dict[str, str]
 
 
 def _plan(item: _Converted, dest: Path, entry: dict[str, str] | None, force: bool) -> tuple[str, str]:
-    """``(action, message)``: ``write``, ``unchanged`` or ``conflict``."""
-    assert item.data is not None  # callers pass converted notes only; not user input
+    """``(action, message)``, action one of ``write``, ``unchanged``, ``kept`` or ``conflict``.
+
+    Three-way: the manifest holds what the last import wrote. DEST untouched since then
+    follows the source; DEST edited (or deleted) while the import's output is the same
+    keeps the user's version; both changed is a conflict, which only ``force`` overrides.
+    """
+    new = _sha(item.data or b"")
     try:
-        current = _sha((dest / item.rel).read_bytes())
+        current: str | None = _sha((dest / item.rel).read_bytes())
     except FileNotFoundError:
         current = None
-    if current == _sha(item.data):
+    if current == new:
         return "unchanged", ""
-    if current is None:
-        if entry is None or force:
-            return "write", ""
-        return "conflict", "deleted from DEST since the last import; not recreated (--force recreates it)"
-    if entry is not None and current == entry.get("written"):
+    if entry is None:
+        if current is None or force:
+            return "write", "" if current is None else "exists in DEST but was not imported; overwritten (--force)"
+        return "conflict", "exists in DEST but was not written by the importer; kept (--force overwrites it)"
+    if current == entry.get("written"):
         return "write", ""
+    edit = "deleted from DEST" if current is None else "edited in DEST"
     if force:
-        return "write", "edited in DEST since the last import; overwritten (--force)"
-    why = "edited in DEST since the last import" if entry else "exists in DEST but was not written by the importer"
-    return "conflict", f"{why}; kept (--force overwrites it)"
+        return "write", f"{edit} since the last import; {'recreated' if current is None else 'overwritten'} (--force)"
+    if entry.get("written") == new:
+        return "kept", ""
+    return "conflict", f"{edit} since the last import and changed at the source; kept (--force takes the source)"
+
+
+def _write(path: Path, data: bytes) -> str:
+    try:
+        atomic_write(path, data)
+    except OSError as exc:
+        return f"cannot write {path}: {exc.strerror}"
+    return ""
+
+
+def _link_problems(converted: list[_Converted]) -> Iterator[Diagnostic]:
+    """Relative ``.md`` links that do not lead to an imported note (they will not resolve in the site either)."""
+    imported = {c.rel for c in converted if c.data is not None}
+    for item in converted:
+        for line, target in item.links:
+            path = posixpath.normpath(posixpath.join(posixpath.dirname(item.rel), unquote(target.split("#", 1)[0])))
+            if path not in imported:
+                yield warning(item.rel, line, f"link to `{target}`: no imported note there", "broken-link")
 
 
 def _default_title(docs: Path) -> str:
@@ -566,45 +620,48 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
     report.notes = len(rels)
     state = dest / CACHE_DIR
     manifest = _load_manifest(state / MANIFEST, report)
-    converted = _convert_all(docs, rels, workers or os.cpu_count() or 1)
-    imported = {c.rel for c in converted if c.data is not None}
-    writes: list[_Converted] = []
-    new_manifest = dict(manifest)
-    for item in converted:
-        report.diagnostics.extend(item.problems)
-        if item.data is None:
-            report.skipped += 1
-            continue
-        for label in set(item.labels):
-            report.labels[label] = report.labels.get(label, 0) + 1
-        for line, target in item.links:
-            path = posixpath.normpath(posixpath.join(posixpath.dirname(item.rel), unquote(target.split("#", 1)[0])))
-            if path not in imported:
-                report.diagnostics.append(warning(item.rel, line, f"link to `{target}`: no imported note there",
-                                                  "broken-link"))
-        action, message = _plan(item, dest, manifest.get(item.rel), force)
-        if message:
-            report.diagnostics.append((warning if action == "write" else error)(item.rel, 0, message, action))
-        if action == "conflict":
-            report.conflicts += 1
-            continue
-        new_manifest[item.rel] = {"source": item.source_hash, "written": _sha(item.data)}
-        if action == "unchanged":
-            report.unchanged += 1
+    files = dict(manifest)
+    converted: list[_Converted] = []
+    writes = []
+    with ThreadPoolExecutor(max_workers=WRITE_THREADS) as writer:
+        for item in _convert_all(docs, rels, workers or os.cpu_count() or 1):
+            converted.append(item)
+            report.diagnostics.extend(item.problems)
+            if item.data is None:
+                report.skipped += 1
+                continue
+            for label in set(item.labels):
+                report.labels[label] = report.labels.get(label, 0) + 1
+            action, message = _plan(item, dest, manifest.get(item.rel), force)
+            if message:
+                report.diagnostics.append(error(item.rel, 0, message, "conflict") if action == "conflict"
+                                          else warning(item.rel, 0, message, "forced"))
+            if action == "conflict":
+                report.conflicts += 1
+                continue
+            files[item.rel] = {"source": item.source_hash, "written": _sha(item.data)}
+            if action in ("unchanged", "kept"):
+                report.unchanged += 1
+                report.kept += action == "kept"
+            else:
+                writes.append((item.rel, writer.submit(_write, dest / item.rel, item.data)))
+    for rel, future in writes:
+        if failed := future.result():
+            report.diagnostics.append(error(rel, 0, failed, "io"))
+            if rel in manifest:
+                files[rel] = manifest[rel]  # DEST still holds what the last import wrote
+            else:
+                del files[rel]
         else:
-            writes.append(item)
-    for rel in sorted(set(manifest) - {c.rel for c in converted}):
-        if (dest / rel).exists():
-            report.diagnostics.append(warning(rel, 0, "source no longer exists; the imported file is left in DEST",
-                                              "source-removed"))
-    with ThreadPoolExecutor(max_workers=WRITE_THREADS) as pool:
-        list(pool.map(lambda item: atomic_write(dest / item.rel, item.data), writes))
-    report.imported = len(writes)
+            report.imported += 1
+    report.diagnostics.extend(_link_problems(converted))
+    report.diagnostics.extend(warning(rel, 0, "source no longer exists; the imported file is left in DEST", "source-removed")
+                              for rel in sorted(set(manifest) - set(rels)) if (dest / rel).exists())
     if not (dest / CONFIG_NAME).exists():
-        atomic_write(dest / CONFIG_NAME, f"title = {json.dumps(_default_title(docs), ensure_ascii=False)}\n"
-                                         'language = "zh"\n')
-    if new_manifest != manifest or not (state / MANIFEST).exists():
-        payload = {"version": 1, "papernotes": __version__, "docs": str(docs), "files": dict(sorted(new_manifest.items()))}
+        title = json.dumps(_default_title(docs), ensure_ascii=False)
+        atomic_write(dest / CONFIG_NAME, f'title = {title}\nlanguage = "zh"\n')
+    if files != manifest or not (state / MANIFEST).exists():
+        payload = {"version": 1, "papernotes": __version__, "docs": str(docs), "files": dict(sorted(files.items()))}
         atomic_write(state / MANIFEST, json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
     report.diagnostics.sort(key=lambda d: (d.path, d.line))
     report.seconds = time.perf_counter() - started

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 from .config import SiteConfig
 from .model import Entry
-from .render import title_text
+from .render import inline_markdown, title_text
 from .resolve import group_by
 from .taxonomy import Domain, Taxonomy, Topic, Venue
 
@@ -158,6 +159,8 @@ class NoteContext:
     next: Link | None
     link_map: tuple[tuple[str, str | None], ...]
     """Relative links in the body -> site-relative target (``None``: broken)."""
+    extra_meta: tuple[tuple[str, str], ...] = ()
+    """Other metadata lines kept from an import (``meta:`` in front matter), as (label, inline HTML)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,6 +461,7 @@ def _note_pages(entries: list[Entry], by_cell: dict[tuple[str, str], list[Entry]
                 prev=Link(title_text(prev.note.title), prev.url) if prev else None,
                 next=Link(title_text(nxt.note.title), nxt.url) if nxt else None,
                 link_map=tuple((t, resolve_local_link(entry, t, by_path, urls)) for t in note.local_links),
+                extra_meta=_extra_meta(note.extra.get("meta"), note.venue),
             )
             pages.append(Page(entry.url, "note.html", title_text(note.title), ctx, (
                 Crumb(labels("home"), ""),
@@ -465,6 +469,25 @@ def _note_pages(entries: list[Entry], by_cell: dict[tuple[str, str], list[Entry]
                 Crumb(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
             )))
     return pages
+
+
+#: ``meta:`` labels already shown through typed fields (links, keywords, domain, authors).
+_SHOWN_META = {"arxiv", "代码", "code", "领域", "domain", "关键词", "keywords", "openreview", "pdf", "作者", "authors"}
+
+
+def _extra_meta(meta: Any, venue: str) -> tuple[tuple[str, str], ...]:
+    """Imported metadata worth showing: skips what typed fields show and a venue line that only repeats the id."""
+    if not isinstance(meta, dict):
+        return ()
+    rows = []
+    for key, value in meta.items():
+        text = str(value).strip() if isinstance(value, (str, int, float)) else ""
+        if not text or str(key).casefold() in _SHOWN_META:
+            continue
+        if re.sub(r"\W", "", text).casefold() == venue.casefold():
+            continue
+        rows.append((str(key), inline_markdown(text)))
+    return tuple(rows)
 
 
 def _link_label(kind: str) -> str:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import jinja2
 from markupsafe import Markup
@@ -160,8 +160,10 @@ class Theme:
             link_map = dict(ctx.link_map)
 
             def resolve(href: str) -> str | None:
-                if href in link_map:
-                    target = link_map[href]
+                # pyromark percent-encodes non-ASCII targets; the map holds them as written
+                key = href if href in link_map else unquote(href)
+                if key in link_map:
+                    target = link_map[key]
                     return None if target is None else relative_url(target, page.url)
                 return href
 

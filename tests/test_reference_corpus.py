@@ -1,0 +1,118 @@
+"""Import the real reference snapshot, then build it: every note keeps its text and its old URL.
+
+The snapshot (third-party CC BY-NC-SA text) is read in place, never copied into the
+repository: ``../shared/corpus/paper-notes/docs`` next to the repo, or the directory in
+``PAPERNOTES_REFERENCE_DOCS``. Without it, every test here is skipped.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+import yaml
+
+from papernotes.build import build
+from papernotes.formulas import extract_formulas
+from papernotes.migrate import import_tree, source_text
+from papernotes.parse import split_front_matter
+
+DOCS = Path(os.environ.get("PAPERNOTES_REFERENCE_DOCS") or Path(__file__).parents[2] / "shared/corpus/paper-notes/docs")
+
+pytestmark = [
+    pytest.mark.skipif(not DOCS.is_dir(), reason=f"reference snapshot not found at {DOCS} "
+                                                 "(set PAPERNOTES_REFERENCE_DOCS)"),
+    pytest.mark.timeout(300),
+]
+
+_HREF = re.compile(r'href="([^"]*)"')
+
+
+def folders() -> dict[str, list[str]]:
+    """``VENUE/domain`` -> note slugs, straight from the file system."""
+    out: dict[str, list[str]] = {}
+    for path in DOCS.glob("*/*/*.md"):
+        if path.name.lower() != "index.md" and not path.name.startswith("."):
+            out.setdefault(f"{path.parent.parent.name}/{path.parent.name}", []).append(path.stem)
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
+    root = tmp_path_factory.mktemp("reference")
+    corpus, out = root / "corpus", root / "site"
+    report = import_tree(DOCS, corpus)
+    result = build(corpus, out, use_cache=False)
+    return corpus, out, (report, result)
+
+
+def test_every_note_is_imported_without_errors(site: tuple[Path, Path, object]) -> None:
+    corpus, _, (report, result) = site
+    expected = sum(len(slugs) for slugs in folders().values())
+    assert report.notes == report.imported == expected
+    assert not report.errors, [report.line(d) for d in report.errors[:20]]
+    assert len(list(corpus.glob("*/*/*.md"))) == expected
+    assert result.notes == expected and not result.errors, [str(d) for d in result.errors[:20]]
+
+
+def test_every_note_round_trips_and_keeps_its_formulas(site: tuple[Path, Path, object]) -> None:
+    corpus, _, _ = site
+    lost = []
+    for path in sorted(corpus.glob("*/*/*.md")):
+        rel = path.relative_to(corpus).as_posix()
+        original = (DOCS / rel).read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+        raw, body, _ = split_front_matter(path.read_bytes().decode("utf-8"))
+        fm = yaml.safe_load(raw)
+        rebuilt = source_text(fm, body).split("\n")
+        header = len(rebuilt) - len(body.split("\n"))
+        if len(rebuilt) != len(original) or rebuilt[header:] != original[header:] \
+                or [x.rstrip() for x in rebuilt[:header]] != [x.rstrip() for x in original[:header]]:
+            lost.append(rel)
+            continue
+        before = len(extract_formulas("\n".join(original[header:])))
+        if len(extract_formulas(body)) != before:
+            lost.append(f"{rel}: {before} formulas before, {len(extract_formulas(body))} after")
+    assert not lost, lost[:20]
+
+
+def test_old_urls_still_work(site: tuple[Path, Path, object]) -> None:
+    _, out, _ = site
+    missing = [f"{cell}/{slug}/" for cell, slugs in folders().items() for slug in slugs
+               if not (out / cell / slug / "index.html").is_file()]
+    assert not missing, missing[:20]
+
+
+def test_each_venue_domain_page_lists_every_note_of_its_folder(site: tuple[Path, Path, object]) -> None:
+    _, out, _ = site
+    wrong = []
+    for cell, slugs in folders().items():
+        page = (out / cell / "index.html").read_text(encoding="utf-8")
+        listed = Counter(unquote(h).rstrip("/") for h in _HREF.findall(page) if re.fullmatch(r"[^./#?][^/#?]*/", h))
+        if sorted(listed.elements()) != sorted(slugs):
+            wrong.append(f"{cell}: {sum(listed.values())} listed, {len(slugs)} files")
+    assert not wrong, wrong
+
+
+def test_internal_links_of_note_pages_resolve(site: tuple[Path, Path, object]) -> None:
+    _, out, _ = site
+    broken = []
+    for cell, slugs in folders().items():
+        for slug in slugs:
+            page = out / cell / slug / "index.html"
+            for href in set(_HREF.findall(page.read_text(encoding="utf-8"))):
+                parts = urlsplit(href)
+                if parts.scheme or parts.netloc or not parts.path:
+                    continue
+                target = (page.parent / unquote(parts.path)).resolve()
+                if not (target.is_file() or (target / "index.html").is_file()):
+                    broken.append(f"{cell}/{slug}/: {href}")
+    assert not broken, broken[:20]
+
+
+def test_reimport_writes_nothing(site: tuple[Path, Path, object]) -> None:
+    corpus, _, _ = site
+    again = import_tree(DOCS, corpus)
+    assert (again.imported, again.conflicts, again.unchanged) == (0, 0, again.notes)
