@@ -33,7 +33,7 @@ from .corpus import scan
 from .errors import CorpusError, Diagnostic, PapernotesError, error, warning
 from .extractive import Extract, Keyphraser, extract, split_sentences
 from .ingest import read_front, render_note
-from .llm import CACHE_NAME, ChatClient, LLMSettings, RequestFailed, ResponseCache, Usage, cache_key
+from .llm import CACHE_NAME, ChatClient, LLMSettings, RequestError, ResponseCache, Usage, cache_key
 from .model import RATING_KEYS, SECTIONS
 from .output import atomic_write
 
@@ -158,7 +158,7 @@ def validate_reply(text: str, engine: str = "openai") -> tuple[Drafted | None, l
     if not isinstance(keywords, list) or not keywords or not all(isinstance(k, str) and k.strip() for k in keywords):
         errors.append("`keywords` must be a non-empty list of strings")
         keywords = []
-    sections_in = data.get("sections") if isinstance(data.get("sections"), dict) else data
+    sections_in: dict[str, Any] = data["sections"] if isinstance(data.get("sections"), dict) else data
     sections = {key: _section_text(sections_in.get(key)) for key in SECTION_KEYS}
     errors.extend(f"`sections.{key}` is missing or empty" for key, value in sections.items() if not value)
     ratings_in = data.get("ratings")
@@ -313,7 +313,7 @@ async def _draft_openai(corpus: Path, stubs: list[Stub], langs: dict[str, str], 
                 keys.append(cache_key(identity, messages, settings.model))
                 reply = await client.complete(messages, keys[1])
                 drafted, errors = validate_reply(reply.text)
-        except RequestFailed as exc:
+        except RequestError as exc:
             drafted, errors = None, [str(exc)]
         if drafted is None:
             cache.forget(keys)

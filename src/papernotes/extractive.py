@@ -37,17 +37,17 @@ show shows shown demonstrate demonstrates novel new results result using use use
 significant significantly various different well achieve achieves improve improves performance task tasks problem
 problems introduce introduces recent recently simple effective efficient key first study studies
 experiments experimental extensive furthermore code available make makes like able often remain remains
-set number given order way called also high low better best strong""".split())
+set number given order way called also high low better best strong even consisting including provide provides
+provided find finds found enable enables enabling allow allows allowing ability abilities exhibit exhibits remarkable
+simultaneously effectively efficiently generate generates leading leads lead requires require requiring""".split())
 _STOP_CHARS = "的了和与及在是对中并将以为等而或其被把从到由这那我们本文提出一种可以进行通过实现"
 
 _CUES: dict[str, re.Pattern[str]] = {
     "method": re.compile(r"\b(?:we|our)\s+(?:propose|present|introduce|develop|design|formulate|call|describe|"
-                         r"devise|build|train)|\b(?:introduces|proposes|presents)\b|\bour\s+(?:method|approach|framework|model|algorithm|system)\b|"
+                         r"devise|build|train)|\b(?:introduces|proposes|presents)\b|"
+                         r"\bour\s+(?:method|approach|framework|model|algorithm|system)\b|"
                          r"\b(?:method|approach|framework|algorithm|architecture|technique)\s+(?:that|which|called)"
                          r"|提出|设计|引入|框架", re.I),
-    "experiments": re.compile(r"\d|\b(?:outperform\w*|state-of-the-art|sota|benchmarks?|experiments?|empirical\w*|"
-                              r"evaluat\w+|achiev\w+|accuracy|speed-?ups?|surpass\w*|results)\b|实验|优于|提升|达到",
-                              re.I),
     "highlights": re.compile(r"\b(?:we\s+(?:show|find|demonstrate|reveal|observe|prove)|surprising\w*|for the first"
                              r" time|first to|insight\w*|key finding)\b|发现|首次|揭示", re.I),
     "limitations": re.compile(r"\blimitations?\b|future work|we leave|remains? (?:an )?open|局限|未来工作", re.I),
@@ -55,6 +55,19 @@ _CUES: dict[str, re.Pattern[str]] = {
                           r"(?:\w+\s+)?(?:works?|methods?|approaches|models|techniques|systems)\b|\bunlike\b|"
                           r"\bcompared (?:to|with)\b|现有|已有|以往|传统", re.I),
 }
+
+
+_CONTRIBUTION = re.compile(r"\bin this (?:paper|work)\b|\b(?:this|our) (?:paper|work)\b|\bhere,? we\b|"
+                           r"\bwe (?:show|propose|present|introduce|develop|find|study|investigate|identify|conduct)\b|"
+                           r"本文|我们提出|我们发现", re.I)
+_NUMERIC_RESULT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|×|x\b|times|points?|pp\b|bleu|fid)|优于|提升了", re.I)
+_RESULT_WORDS = re.compile(r"\b(?:outperform\w*|state-of-the-art|sota|experiments? (?:show|demonstrate|confirm)\w*|"
+                           r"(?:experimental|empirical) results?|results (?:show|demonstrate|suggest)\w*|"
+                           r"evaluations? (?:show|demonstrate)\w*|surpass\w*|better than|on[- ]par|"
+                           r"comparabl[ey] to|competitive with|improved (?:\w+ )?performance|performance gains?|"
+                           r"significant(?:ly)? (?:gains|improv\w+)|"
+                           r"achiev\w+ (?:a |an |the )?(?:new )?(?:state|success|accuracy|improvement|speedup)\w*)\b"
+                           r"|实验表明|实验结果", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +164,7 @@ def textrank(sentences: list[str], df: Counter[str] | None = None, n_docs: int =
         new = [((1 - damping) + leak) * jump[i] + damping * sum(weights[j][i] / out_sum[j] * scores[j]
                                                                for j in range(n) if out_sum[j] > 0)
                for i in range(n)]
-        done = sum(abs(a - b) for a, b in zip(new, scores)) < 1e-9
+        done = sum(abs(a - b) for a, b in zip(new, scores, strict=True)) < 1e-9
         scores = new
         if done:
             break
@@ -172,7 +185,7 @@ def _candidates(text: str) -> list[tuple[str, str]]:
                         out.append((part, part))
                 word = ""
             low = word.casefold()
-            if word and low not in STOPWORDS and not word[0].isdigit():
+            if len(word) > 1 and low not in STOPWORDS and not word[0].isdigit():
                 run.append(word)
                 continue
             while run and run[0].casefold() in _GENERIC:
@@ -208,14 +221,16 @@ class Keyphraser:
             idf = math.log((1 + self.n_docs) / (1 + self.df[key])) + 1
             length = len(key.split()) if not _CJK_RUN.fullmatch(key) else max(1, len(key) // 2)
             score = (1 + math.log(tf)) * idf * (1 + 0.5 * (min(length, 3) - 1)) * (1.5 if key in title_keys else 1.0)
+            named = any(_is_term(s) or (s[:1].isupper() and tf > 1) for s in surfaces[key])
+            if length == 1 and not named:
+                score *= 0.3  # a lone plain word ("tools") is rarely a keyphrase; "LoRA" or "Toolformer" is
             scored.append((score, key))
         chosen: list[str] = []
         chosen_keys: list[str] = []
         words_of: list[set[str]] = []
         for _, key in sorted(scored, key=lambda item: (-item[0], item[1])):
-            if _CJK_RUN.fullmatch(key):
-                if any(key in other or other in key for other in chosen_keys):
-                    continue
+            if _CJK_RUN.fullmatch(key) and any(key in other or other in key for other in chosen_keys):
+                continue
             words = set(key.split())
             if any(words <= other or other <= words for other in words_of):
                 continue
@@ -228,10 +243,36 @@ class Keyphraser:
         return tuple(chosen)
 
 
+def _is_term(word: str) -> bool:
+    """Shaped like a technical term: inner capitals, digits or hyphens (LoRA, GPT-4, SWE-bench)."""
+    return bool(_CJK_RUN.fullmatch(word)) or any(c.isupper() or c.isdigit() or c == "-" for c in word[1:])
+
+
 # ---------------------------------------------------------------- sections
 
+def _section_of(sentence: str) -> str:
+    """The section a sentence's cue words point to, or ``""``; the method cue beats a mere result word."""
+    if _CUES["limitations"].search(sentence):
+        return "limitations"
+    numeric = _NUMERIC_RESULT.search(sentence) is not None
+    if _CUES["method"].search(sentence) and not numeric:
+        return "method"
+    if numeric or _RESULT_WORDS.search(sentence):
+        return "experiments"
+    for key in ("related", "highlights"):
+        if _CUES[key].search(sentence):
+            return key
+    return ""
+
+
 def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
-    """Summary, keyphrases and sections of one paper from its abstract."""
+    """Summary, keyphrases and sections of one paper from its abstract.
+
+    Abstracts run background -> contribution -> method -> results -> significance,
+    so sentences before the first contribution sentence are background, cue
+    words place the rest, and sentences without cues join the method when they
+    come before the first result and the highlights after it.
+    """
     sentences = split_sentences(abstract)
     if not sentences:
         return Extract("", keyphraser.phrases(title, title), {})
@@ -239,33 +280,21 @@ def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
     # very short sentences ("Code is available.") are poor summaries even when central
     ranked = sorted(range(len(sentences)),
                     key=lambda i: (-(scores[i] * min(1.0, len(tokens(sentences[i])) / 6)), i))
-    summary = sentences[ranked[0]]
-    used: set[int] = set()
     sections: dict[str, list[int]] = {key: [] for key in ("background", "method", "experiments", "highlights",
                                                            "limitations", "related")}
-    first_method = next((i for i, s in enumerate(sentences) if _CUES["method"].search(s)), len(sentences))
-    for i in range(min(first_method, 3)):
-        sections["background"].append(i)
-        used.add(i)
-    for key in ("limitations", "experiments", "method", "related", "highlights"):
-        for i, sentence in enumerate(sentences):
-            if i not in used and _CUES[key].search(sentence) and (key != "experiments" or _is_result(sentence)):
-                sections[key].append(i)
-                used.add(i)
+    start = next((i for i, s in enumerate(sentences) if _CONTRIBUTION.search(s)), None)
+    if start is None:
+        start = next((i for i, s in enumerate(sentences) if _CUES["method"].search(s)), len(sentences))
+    for i in range(start):
+        sections["related" if _CUES["related"].search(sentences[i]) and i else "background"].append(i)
+    labels = {i: _section_of(sentences[i]) for i in range(start, len(sentences))}
+    first_result = next((i for i in labels if _RESULT_WORDS.search(sentences[i])),
+                        next((i for i, key in labels.items() if key == "experiments"), len(sentences)))
+    for i, key in labels.items():
+        sections[key or ("method" if i < first_result else "highlights")].append(i)
     if not sections["highlights"]:
         best = next((i for i in ranked if i != ranked[0] and i not in sections["background"]), None)
         if best is not None:
             sections["highlights"].append(best)
-    if not sections["method"] and ranked[0] not in sections["background"]:
-        sections["method"].append(ranked[0])
-    return Extract(summary, keyphraser.phrases(title, abstract),
+    return Extract(sentences[ranked[0]], keyphraser.phrases(title, abstract),
                    {key: tuple(sentences[i] for i in sorted(idx)) for key, idx in sections.items()})
-
-
-def _is_result(sentence: str) -> bool:
-    """Numbers only count as results next to a result word (not "two stages", not "GPT-4")."""
-    if re.search(r"\d+(?:\.\d+)?\s*(?:%|×|x\b|times|points?|pp|bleu|fid)", sentence, re.I):
-        return True
-    return bool(re.search(r"\b(?:outperform\w*|state-of-the-art|sota|experiments?|empirical\w*|evaluat\w+|"
-                          r"achiev\w+|surpass\w*|benchmarks?|results|better than|on[- ]par|comparabl[ey])\b"
-                          r"|实验|优于|提升", sentence, re.I))

@@ -211,10 +211,8 @@ class CorpusState:
     def _load_manifest(self) -> dict[str, dict[str, Any]]:
         try:
             data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        except (OSError, ValueError):  # absent or unreadable: every note counts as hand-made, never overwritten
             return {}
-        except (OSError, ValueError):
-            return {}  # unreadable: treat every note as hand-made, i.e. never overwrite
         notes = data.get("notes") if isinstance(data, dict) else None
         return {k: v for k, v in notes.items() if isinstance(v, dict)} if isinstance(notes, dict) else {}
 
@@ -226,8 +224,20 @@ class CorpusState:
         return next((self.by_key[k] for k in paper.keys() if k in self.by_key), None)
 
     def unedited(self, item: _Existing) -> bool:
+        """The note is as ingest wrote it, apart from a ``draft_error`` a failed draft may have added."""
         entry = self.manifest.get(item.path)
-        return entry is not None and entry.get("sha1") == item.digest
+        if entry is None:
+            return False
+        if entry.get("sha1") == item.digest:
+            return True
+        try:
+            front, body = read_front((self.root / item.path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return False
+        if front is None or "draft_error" not in front:
+            return False
+        front.pop("draft_error")
+        return hashlib.sha1(render_note(front, body).encode("utf-8")).hexdigest() == entry.get("sha1")
 
     def new_path(self, paper: Paper) -> tuple[str, str]:
         """``(relative path, note id)`` for a new stub; slugs are unique per venue, ids per corpus."""
@@ -275,42 +285,43 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
     loaded = load_source(source, request)
     problems = list(loaded.diagnostics)
     folded = fold_duplicates([_with_venue(p, forced, taxonomy) for p in loaded.papers])
-    papers: list[Paper] = []
-    for paper in folded:
-        if not paper.venue:
-            hint = f" (the source says {paper.venue_hints[0]!r})" if paper.venue_hints else ""
-            problems.append(error(*_where(paper, source), f"no venue for {paper.title!r}{hint}; pass --venue",
-                                  "no-venue"))
-            continue
-        papers.append(paper)
     state = CorpusState(corpus)
     created: list[str] = []
     updated: list[str] = []
     existing: list[str] = []
+    unsaved = 0
     try:
-        for paper in papers:
+        for paper in folded:
             found = state.find(paper)
-            if found is None and state.gone.intersection(paper.keys()):
+            if found is not None:
+                if state.unedited(found) and (text := _merged_text(corpus / found.path, paper)) is not None:
+                    atomic_write(corpus / found.path, text)
+                    state.record(found.path, text, paper)
+                    updated.append(found.path)
+                    unsaved += 1
+                else:
+                    existing.append(found.path)
+            elif state.gone.intersection(paper.keys()):
                 continue  # ingested before, then deleted by the user: do not bring it back
-            if found is None:
+            elif not paper.venue:
+                hint = f" (the source says {paper.venue_hints[0]!r})" if paper.venue_hints else ""
+                problems.append(error(*_where(paper, source), f"no venue for {paper.title!r}{hint}; pass --venue",
+                                      "no-venue"))
+            else:
                 rel, note_id = state.new_path(paper)
                 text = render_note(stub_front(paper, note_id))
                 atomic_write(corpus / rel, text)
                 state.record(rel, text, paper)
                 created.append(rel)
-            elif state.unedited(found) and (text := _merged_text(corpus / found.path, paper)) is not None:
-                atomic_write(corpus / found.path, text)
-                state.record(found.path, text, paper)
-                updated.append(found.path)
-            else:
-                existing.append(found.path)
-            if (len(created) + len(updated)) % MANIFEST_EVERY == 0 and (created or updated):
+                unsaved += 1
+            if unsaved >= MANIFEST_EVERY:
                 state.save_manifest()
+                unsaved = 0
     finally:
-        if created or updated:
+        if unsaved:
             state.save_manifest()
-    return IngestResult(len(loaded.papers), len(loaded.papers) - len(folded),
-                        tuple(created), tuple(updated), tuple(existing), tuple(problems))
+    return IngestResult(len(loaded.papers), len(loaded.papers) - len(folded), tuple(created),
+                        tuple(dict.fromkeys(updated)), tuple(dict.fromkeys(existing)), tuple(problems))
 
 
 def _where(paper: Paper, source: str) -> tuple[str, int]:
@@ -330,5 +341,8 @@ def _merged_text(path: Path, paper: Paper) -> str | None:
     if front is None:
         return None
     merged = merge_front(front, paper)
-    return None if merged == front else render_note(merged, body)
+    if merged == front:
+        return None
+    merged.pop("draft_error", None)  # the new fields may be what the draft lacked; let it try again
+    return render_note(merged, body)
 

@@ -29,17 +29,19 @@ from .errors import ConfigError, PapernotesError, error
 CACHE_NAME = "llm-cache.sqlite"
 RETRY_AFTER_CAP = 120.0
 """Longest wait a ``Retry-After`` header can impose on one retry, in seconds."""
+GIVE_UP_LIMIT = 3
+"""Requests in a row that may fail for good before the endpoint counts as down and the run stops."""
 _RETRY_STATUS = frozenset({408, 409, 425, 429})
 _FATAL_STATUS = frozenset({401, 403, 404})
 
 
 class LLMError(PapernotesError):
-    """The endpoint refuses every request (bad key, unknown model, wrong URL): the run stops."""
+    """The endpoint refuses every request (bad key, unknown model, wrong URL) or is down: the run stops."""
 
     exit_code = 1
 
 
-class RequestFailed(Exception):
+class RequestError(Exception):
     """One request failed for good (retries used up, or a 4xx about this request); other papers go on."""
 
 
@@ -184,6 +186,7 @@ class ChatClient:
         self.usage = Usage()
         self.backoff_base = backoff_base
         self.backoff_cap = backoff_cap
+        self.give_ups = 0
         self.limiter = RateLimiter(settings.requests_per_minute)
         self.slots = asyncio.Semaphore(settings.concurrency)
         # our own retry loop counts and paces retries; the SDK's would hide them
@@ -194,7 +197,7 @@ class ChatClient:
         await self.client.close()
 
     def backoff(self, attempt: int) -> float:
-        return min(self.backoff_cap, self.backoff_base * 2 ** attempt) * random.uniform(0.5, 1.5)
+        return min(self.backoff_cap, self.backoff_base * 2.0 ** attempt) * random.uniform(0.5, 1.5)
 
     async def complete(self, messages: list[dict[str, str]], key: str) -> Completion:
         """The reply to ``messages``: from the cache when ``key`` is known, else from the endpoint."""
@@ -212,9 +215,9 @@ class ChatClient:
 
         last = ""
         for attempt in range(self.settings.max_retries + 1):
-            await self.limiter.wait()
             try:
-                async with self.slots:
+                async with self.slots:  # pace inside the slot, so queued requests cannot start in a burst
+                    await self.limiter.wait()
                     response = await self.client.chat.completions.create(
                         model=self.settings.model, messages=messages,  # type: ignore[arg-type]
                         temperature=self.settings.temperature)
@@ -223,7 +226,7 @@ class ChatClient:
                 if status in _FATAL_STATUS:
                     raise LLMError(f"{self.settings.base_url or 'OpenAI'}: HTTP {status}: {_message(exc)}") from None
                 if status not in _RETRY_STATUS and status < 500:
-                    raise RequestFailed(f"HTTP {status}: {_message(exc)}") from None
+                    raise RequestError(f"HTTP {status}: {_message(exc)}") from None
                 last = f"HTTP {status}"
                 delay = retry_after(exc.response.headers)
                 delay = min(delay, RETRY_AFTER_CAP) if delay is not None else self.backoff(attempt)
@@ -232,6 +235,7 @@ class ChatClient:
             except openai.APIConnectionError as exc:
                 last, delay = f"connection failed: {exc}", self.backoff(attempt)
             else:
+                self.give_ups = 0
                 self.usage.requests += 1
                 usage = response.usage
                 prompt = usage.prompt_tokens if usage else 0
@@ -243,7 +247,13 @@ class ChatClient:
             if attempt < self.settings.max_retries:
                 self.usage.retries += 1
                 await asyncio.sleep(delay)
-        raise RequestFailed(f"{last} (gave up after {self.settings.max_retries + 1} attempts)")
+        self.give_ups += 1
+        attempts = self.settings.max_retries + 1
+        reason = f"{last} (gave up after {attempts} attempt{'s' if attempts > 1 else ''})"
+        if self.give_ups >= GIVE_UP_LIMIT:
+            raise LLMError(f"{self.settings.base_url or 'OpenAI'} keeps failing: {reason}; stopped after "
+                           f"{self.give_ups} papers in a row (finished notes are saved; re-run to continue)")
+        raise RequestError(reason)
 
 
 def _message(exc: Any) -> str:

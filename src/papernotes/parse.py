@@ -265,8 +265,13 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
         if first.startswith("# "):
             fields["title"] = first[2:].strip()
     for key in REQUIRED:
-        if not fields[key]:
-            problems.append(error(path, line_of(key) if key in data else 1, f"missing required field `{key}`", "missing-field"))
+        if fields[key]:
+            continue
+        if key == "domain" and fields["status"] == "stub":  # fresh from `ingest`: `classify --apply` files it
+            problems.append(warning(path, 1, "stub without a domain is not published yet; "
+                                             "run `papernotes classify --apply`", "unfiled-stub"))
+            continue
+        problems.append(error(path, line_of(key) if key in data else 1, f"missing required field `{key}`", "missing-field"))
 
     venue = fields["venue"]
     if venue and not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", venue):

@@ -34,7 +34,7 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
     warned_domains: set[str] = set()
     warned_venues: set[str] = set()
     for note in notes:
-        if note.path in failed:
+        if note.path in failed or not (note.title and note.venue and note.domain):
             continue
         if note.venue in RESERVED or note.venue.lower() in RESERVED:
             problems.append(error(note.path, note.line_of("venue"), f"venue {note.venue!r} is a reserved name", "schema"))

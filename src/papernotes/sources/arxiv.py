@@ -18,7 +18,8 @@ from ..errors import Diagnostic, error
 from . import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
 
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
-_ACCEPTED = re.compile(r"(?:accepted|published|to appear|appear(?:s|ed)?)\s+(?:at|in|to|by)\s+(?:the\s+)?([^.;,]+)", re.I)
+_ACCEPTED = re.compile(r"(?:accepted|published|to appear|appear(?:s|ed)?)\s+(?:at|in|to|by)\s+(?:the\s+)?([^.;,]+)",
+                       re.I)
 
 
 def load(request: SourceRequest) -> SourceResult:
@@ -42,7 +43,7 @@ def _paper(entry_id: str, title: str, summary: str, authors: list[str], journal_
            pdf: str, year: int | None) -> Paper:
     aid = arxiv_id(entry_id)
     abstract = clean_text(summary)
-    links = [("pdf", pdf)] if pdf else []
+    links = [("pdf", re.sub(r"^http://", "https://", pdf))] if pdf else []
     if code := code_link(abstract, comment):
         links.append(("code", code))
     return Paper(
@@ -72,7 +73,7 @@ def parse_feed(text: str, where: str) -> SourceResult:
 
     for index, entry in enumerate(root.iterfind("atom:entry", _NS)):
         entry_id, title = text_of(entry, "atom:id"), text_of(entry, "atom:title")
-        if not arxiv_id(entry_id) or not clean_text(title) or clean_text(title) == "Error":
+        if "/api/errors" in entry_id or not arxiv_id(entry_id) or not clean_text(title):
             problems.append(error(where, 0, f"entry #{index + 1} ({entry_id or 'no id'}) is not a paper: "
                                   f"{clean_text(text_of(entry, 'atom:summary'))[:120]}", "source"))
             continue

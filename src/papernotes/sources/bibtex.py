@@ -73,16 +73,16 @@ def parse_bibtex(text: str, where: str) -> SourceResult:
     for block in library.failed_blocks:
         line = (block.start_line or 0) + 1
         if isinstance(block, DuplicateBlockKeyBlock):
-            problems.append(warning(where, line, f"duplicate entry key {block.key!r}; the entry is read once", "source"))
+            problems.append(warning(where, line, f"duplicate entry key {block.key!r}; the entry is read once",
+                                    "source"))
         else:
             reason = getattr(block.error, "abort_reason", "") or str(block.error) or "syntax error"
             problems.append(error(where, line, f"cannot parse BibTeX entry: {reason}", "source"))
     papers: list[Paper] = []
     for entry in library.entries:
-        line = entry.start_line + 1
-        fields = {key.casefold(): _field_text(value) for key, value in entry.fields_dict.items()
-                  if key.casefold() != "author"}
-        authors = entry.fields_dict["author"].value if "author" in entry.fields_dict else []
+        line = (entry.start_line or 0) + 1
+        fields = {f.key.casefold(): _field_text(f.value) for f in entry.fields if f.key.casefold() != "author"}
+        authors: list[object] = next((f.value for f in entry.fields if f.key.casefold() == "author"), [])
         title = clean_text(fields.get("title", "")).strip("{} ")
         if not title:
             problems.append(error(where, line, f"entry {entry.key!r} has no title; skipped", "source"))
@@ -92,7 +92,8 @@ def parse_bibtex(text: str, where: str) -> SourceResult:
         keywords = [k.strip() for k in re.split(r"[;,]", fields.get("keywords", "")) if k.strip()]
         papers.append(Paper(
             title=title,
-            authors=tuple(clean_text(a) for a in authors if isinstance(a, str) and clean_text(a)),
+            authors=tuple(clean_text(a) for a in authors
+                          if isinstance(a, str) and clean_text(a) and a.strip().casefold() != "others"),
             abstract=clean_text(fields.get("abstract", "")),
             venue_hints=tuple(fields[k] for k in ("booktitle", "journal", "venue", "note") if fields.get(k)),
             year=int(year_text.group(0)) if year_text else None,

@@ -147,15 +147,24 @@ def _request(url: str, token: str, body: bytes | None = None, attempts: int = 4)
         except urllib.error.HTTPError as exc:
             retry = exc.code == 429 or exc.code >= 500
             if not retry or attempt == attempts - 1:
-                hint = " (log in: set OPENREVIEW_TOKEN or OPENREVIEW_USERNAME/PASSWORD)" if exc.code in (401, 403) else ""
+                hint = (" (log in: set OPENREVIEW_TOKEN or OPENREVIEW_USERNAME/PASSWORD)"
+                        if exc.code in (401, 403) else "")
                 raise SourceError(f"openreview: HTTP {exc.code} for {url}{hint}") from None
-            wait = float(exc.headers.get("Retry-After") or 0) or 2 ** attempt * (0.5 + random.random())
+            wait = _retry_after(exc.headers.get("Retry-After"), attempt)
         except (urllib.error.URLError, TimeoutError, json.JSONDecodeError) as exc:
             if attempt == attempts - 1:
                 raise SourceError(f"openreview: cannot fetch {url}: {exc}") from None
-            wait = 2 ** attempt * (0.5 + random.random())
+            wait = 2.0 ** attempt * (0.5 + random.random())
         time.sleep(min(wait, 60.0))
     raise SourceError(f"openreview: cannot fetch {url}")  # pragma: no cover - loop always returns or raises
+
+
+def _retry_after(value: str | None, attempt: int) -> float:
+    """Seconds to wait before the next attempt: the server's ``Retry-After``, else backoff with jitter."""
+    try:
+        return max(0.0, float(value)) if value is not None else 2.0 ** attempt * (0.5 + random.random())
+    except ValueError:  # an HTTP date: rare here, and backoff is a fine answer to it
+        return 2.0 ** attempt * (0.5 + random.random())
 
 
 def fetch_accepted(venue_id: str, base_url: str = API_URL) -> list[Any]:
