@@ -162,8 +162,7 @@ def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float
     labelled = [n for n in notes if n.domain]
     problems = []
     for m in suspected_misfiles(labelled, taxonomy, threshold):
-        note = next(n for n in labelled if n.path == m.path)
-        problems.append(warning(m.path, note.line_of("domain"),
+        problems.append(warning(m.path, m.line,
                                 f"suspected misfile: filed under {m.current!r}, the classifier says {m.predicted!r} "
                                 f"(p={m.probability:.2f})", "misfile"))
     return problems

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from . import __version__, cli_import, cli_pipeline
+from . import __version__, cli_classify, cli_import, cli_pipeline
 from .errors import Diagnostic, PapernotesError
 
 app = typer.Typer(
@@ -196,6 +196,7 @@ def new(
 # Stage commands that live in their own modules (each imports its heavy dependencies lazily).
 cli_import.register(app)
 cli_pipeline.register(app)
+cli_classify.register(app)
 
 
 def run() -> None:  # pragma: no cover - console entry for `python -m papernotes`

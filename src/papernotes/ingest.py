@@ -4,7 +4,7 @@ In: ``Paper`` records from ``papernotes.sources``, the corpus directory and an
 optional ``--venue``. Out: one stub note per new paper at ``{VENUE}/{slug}.md``
 (front matter only: ``id``, ``title``, ``venue``, ``authors``, ``keywords``,
 ``links``, ``abstract``, ``status: stub``; no ``domain`` yet, which
-``classify --apply`` adds when it moves the note to ``{VENUE}/{domain}/``).
+``classify --apply`` writes into the front matter).
 
 Duplicates are merged, never doubled: papers with the same arXiv id, OpenReview
 forum or normalised title are folded into one, and a paper already in the

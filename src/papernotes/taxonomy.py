@@ -86,7 +86,8 @@ class Series:
 
 
 class PhraseIndex:
-    """Case-insensitive search for many phrases at once; ASCII phrases must stand as whole words.
+    """Case-insensitive search for many phrases at once; ASCII phrases must stand as whole words
+    (a trailing plural ``s`` allowed).
 
     ASCII phrases are indexed by their first word and checked only where a text
     word equals it; other phrases (Chinese) are plain substring tests. Much faster
@@ -117,7 +118,10 @@ class PhraseIndex:
         n = len(folded)
         by_first = self.by_first_word
         for m in self._WORD.finditer(folded):
-            candidates = by_first.get(m.group(0))
+            word = m.group(0)
+            candidates = by_first.get(word)
+            if not candidates and word.endswith("s"):
+                candidates = by_first.get(word[:-1])  # "transformers" finds "transformer"
             if not candidates:
                 continue
             start = m.start()
@@ -125,7 +129,11 @@ class PhraseIndex:
                 continue  # e.g. "llm" inside "éllm"; ASCII letters already split by the regex
             for phrase in candidates:
                 end = start + len(phrase)
-                if folded.startswith(phrase, start) and (end >= n or not _is_word(folded[end])):
+                if not folded.startswith(phrase, start):
+                    continue
+                if end < n and folded[end] == "s" and phrase[-1].isalpha():
+                    end += 1  # a plain plural still counts: "agents", "language models"
+                if end >= n or not _is_word(folded[end]):
                     found[phrase] = None
         for phrase in self.substrings:
             if phrase in folded:
