@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .cache import BuildCache, decode_record, encode_record
 from .config import CACHE_DIR
@@ -85,6 +86,11 @@ def _read_many(args: tuple[str, list[str]]) -> list[tuple[str, Note | None, list
     return [(rel, *read_note(base, rel)) for rel in rels]
 
 
+def _read_many_rows(args: tuple[str, list[str]]) -> list[tuple[str, Any, Any, str]]:
+    """Worker side of ``_parse_files``: plain tuples pickle several times faster than dataclasses."""
+    return [(rel, *encode_record(note, problems), digest) for rel, note, problems, digest in _read_many(args)]
+
+
 def _parse_files(root: Path, rels: list[str], workers: int) -> list[tuple[str, Note | None, list[Diagnostic], str]]:
     if len(rels) < PARALLEL_THRESHOLD or workers < 2:
         return _read_many((str(root), rels))
@@ -92,8 +98,8 @@ def _parse_files(root: Path, rels: list[str], workers: int) -> list[tuple[str, N
     jobs = [(str(root), rels[i:i + chunk]) for i in range(0, len(rels), chunk)]
     out: list[tuple[str, Note | None, list[Diagnostic], str]] = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        for part in pool.map(_read_many, jobs):
-            out.extend(part)
+        for part in pool.map(_read_many_rows, jobs):
+            out.extend((rel, *decode_record(note_row, rows), digest) for rel, note_row, rows, digest in part)
     return out
 
 

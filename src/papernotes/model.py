@@ -46,7 +46,7 @@ class SectionInfo:
     line: int
     """1-based line of the heading in the file."""
     chars: int
-    """Non-blank characters in the section body; 0 means empty."""
+    """Length of the section's body, surrounding blank space removed; 0 means empty."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,6 @@ KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary",
               "ratings", "aliases", "abstract", "status", "slug"}
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:", re.MULTILINE)
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _ARXIV_ID = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$", re.I)
 _STARS = re.compile(r"[⭐★]")
 _HALF = re.compile(r"½|☆")
@@ -131,43 +130,40 @@ def normalise_link(kind: str, value: str) -> str:
     return ""
 
 
-def _outline(body: str, body_line: int) -> tuple[tuple[SectionInfo, ...], str]:
-    """Section outline and the text of the first paragraph of the summary section."""
+_HEADING2 = re.compile(r"^## (.*)$", re.MULTILINE)
+_FENCE_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+
+
+def _outline(body: str, body_line: int) -> tuple[tuple[SectionInfo, ...], str, str]:
+    """Section outline, the first paragraph of the summary section and the ratings section's text.
+
+    Regex scans rather than a loop over lines: this runs on every note of a cold build.
+    """
+    fences = [m.span() for m in _FENCE_BLOCK.finditer(body)] if ("```" in body or "~~~" in body) else []
+    heads = []
+    for m in _HEADING2.finditer(body):
+        if any(a <= m.start() < b for a, b in fences):
+            continue
+        heads.append(m)
     sections: list[SectionInfo] = []
-    heading: tuple[str, str, int] | None = None
-    chars = 0
-    summary_lines: list[str] = []
-    summary_done = False
-    fence: str | None = None
-    for offset, line in enumerate(body.split("\n")):
-        stripped = line.strip()
-        if fence is not None:
-            if stripped.startswith(fence):
-                fence = None
-            chars += len(stripped)
-            continue
-        if (m := _FENCE.match(line)) is not None:
-            fence = m.group(1)[:3]
-            chars += len(stripped)
-            continue
-        if line.startswith("## "):
-            if heading is not None:
-                sections.append(SectionInfo(heading[0], heading[1], heading[2], chars))
-            text = line[3:].strip().rstrip("#").strip()
-            heading = (section_key(text), text, body_line + offset)
-            chars = 0
-            continue
-        if heading is None:
-            continue
-        chars += len(stripped)
-        if heading[0] == "summary" and not summary_done:
-            if stripped and not stripped.startswith("#"):
-                summary_lines.append(stripped)
-            elif summary_lines:
-                summary_done = True
-    if heading is not None:
-        sections.append(SectionInfo(heading[0], heading[1], heading[2], chars))
-    return tuple(sections), " ".join(summary_lines)
+    summary = ratings = ""
+    line = body_line
+    pos = 0
+    for i, m in enumerate(heads):
+        line += body.count("\n", pos, m.start())
+        pos = m.start()
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
+        text = body[m.end():end].strip()
+        heading = m.group(1).strip().rstrip("#").strip()
+        key = section_key(heading)
+        sections.append(SectionInfo(key, heading, line, len(text)))
+        if key == "summary" and not summary and text:
+            first = _BLANK_LINE.split(text, 1)[0]
+            summary = " ".join(ln.strip() for ln in first.split("\n") if ln.strip() and not ln.lstrip().startswith("#"))
+        elif key == "ratings" and not ratings:
+            ratings = text
+    return tuple(sections), summary, ratings
 
 
 def _ratings(value: Any, path: str, line: int, problems: list[Diagnostic]) -> tuple[tuple[str, float], ...]:
@@ -185,17 +181,16 @@ def _ratings(value: Any, path: str, line: int, problems: list[Diagnostic]) -> tu
     return tuple(out)
 
 
-def ratings_from_section(body: str, sections: tuple[SectionInfo, ...], body_line: int) -> tuple[tuple[str, float], ...]:
-    """Read ``- 新颖性: ⭐⭐⭐⭐`` / ``- Novelty: 4/5`` lines of the ratings section."""
-    info = next((s for s in sections if s.key == "ratings"), None)
-    if info is None:
-        return ()
-    lines = body.split("\n")[info.line - body_line + 1:]
+_RATING_LINE = re.compile(r"^\s*[-*]?\s*\**([^:：*]+?)\**\s*[:：]\s*(.*)$")
+
+
+def ratings_from_section(text: str) -> tuple[tuple[str, float], ...]:
+    """Read ``- 新颖性: ⭐⭐⭐⭐`` / ``- Novelty: 4/5`` lines of a ratings section's text."""
     found: list[tuple[str, float]] = []
-    for line in lines:
+    for line in text.split("\n"):
         if line.startswith("#"):
             break
-        m = re.match(r"^\s*[-*]?\s*\**([^:：*]+?)\**\s*[:：]\s*(.*)$", line)
+        m = _RATING_LINE.match(line)
         if not m:
             continue
         label = m.group(1).strip().casefold()
@@ -259,7 +254,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
             value = None
         fields[key] = _as_text(value)
 
-    sections, section_summary = _outline(body, body_line)
+    sections, section_summary, ratings_text = _outline(body, body_line)
     if not fields["title"]:
         first = next((ln for ln in body.split("\n") if ln.strip()), "")
         if first.startswith("# "):
@@ -311,7 +306,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
 
     ratings = _ratings(data.get("ratings"), path, line_of("ratings"), problems)
     if not ratings:
-        ratings = ratings_from_section(body, sections, body_line)
+        ratings = ratings_from_section(ratings_text)
 
     summary = fields["summary"] or section_summary
     if not summary and fields["status"] != "stub":
