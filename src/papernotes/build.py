@@ -7,6 +7,7 @@ changed pages (in parallel) → search index and assets → atomic swap.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import shutil
 import time
@@ -23,7 +24,7 @@ from .corpus import cache_path, load_corpus
 from .errors import BuildError, CorpusError, Diagnostic
 from .model import Entry
 from .output import Staging
-from .resolve import resolve
+from .resolve import listing_key, resolve
 
 if TYPE_CHECKING:
     from .pages import Page
@@ -101,15 +102,22 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
             raise BuildError(f"{len(result.errors)} error(s) in the corpus; nothing was written (--strict)")
 
         # the rendering half of the pipeline is imported only when something changed
-        from .pages import Page, plan_site
+        from .pages import Page, notes_only_plan, plan_site
         from .search import search_index
         from .theme import Theme, labels_for
 
-        pages = plan_site(entries, taxonomy, config, labels_for(config.language), salt, redirects_for(entries))
-        result.pages = len(pages)
+        labels = labels_for(config.language)
+        listing = hashlib.blake2b(marshal.dumps(sorted(listing_key(e) for e in entries)), digest_size=16).hexdigest()
         before = cache.page_fingerprints(site_key) if previous_ok else {}
+        bodies_only = previous_ok and not loaded.removed and cache.get_meta(f"listing:{site_key}") == listing
+        if bodies_only:  # no listing, neighbour or search entry changed: only the edited notes' own pages
+            pages = notes_only_plan(entries, set(loaded.changed), labels, salt)
+            result.pages = len(before)
+        else:
+            pages = plan_site(entries, taxonomy, config, labels, salt, redirects_for(entries))
+            result.pages = len(pages)
         todo = [p for p in pages if before.get(p.url) != p.fingerprint]
-        stale = set(before) - {p.url for p in pages}
+        stale = set() if bodies_only else set(before) - {p.url for p in pages}
         theme = Theme(config, corpus, cache_path(corpus).parent / "jinja" if use_cache else None)
         staging.begin(incremental=previous_ok)
         try:
@@ -117,7 +125,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
             staging.planned_writes([p.output_path for p in todo])
             for url in stale:
                 staging.remove(Page(url, "", "", None).output_path)
-            if not previous_ok or loaded.changed or loaded.removed:
+            if not bodies_only:
                 staging.write("search/index.json", search_index(entries, config.language))
                 staging.planned_writes(["search/index.json"])
             if not previous_ok:
@@ -129,7 +137,11 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         cache.update_page_problems(site_key, [*(p.url for p in todo), *stale], page_problems)
         result.diagnostics += cache.page_problems(site_key)
         result.rendered, result.removed = len(todo), len(stale)
-        cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
+        if bodies_only:
+            cache.update_pages(site_key, {p.url: p.fingerprint for p in pages})
+        else:
+            cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
+        cache.set_meta(f"listing:{site_key}", listing)
         cache.set_meta(f"built:{site_key}", salt)
         cache.set_meta(f"notes:{site_key}", str(len(entries)))
         cache.save_blob(f"resolve:{site_key}", [encode_problem(d) for d in problems])

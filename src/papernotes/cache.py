@@ -17,11 +17,14 @@ from . import __version__
 from .errors import Diagnostic, Severity
 from .model import Note
 
-SCHEMA_VERSION = f"{__version__}-3"
+SCHEMA_VERSION = f"{__version__}-4"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS notes (
+    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL,
+    record BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS pages (
     site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
 CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL);
@@ -64,6 +67,7 @@ class BuildCache:
         if row is None or row[0] != SCHEMA_VERSION:
             with self.db:
                 self.db.execute("DELETE FROM blobs")
+                self.db.execute("DELETE FROM notes")
                 self.db.execute("DELETE FROM pages")
                 self.db.execute("DELETE FROM page_problems")
                 self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
@@ -77,14 +81,17 @@ class BuildCache:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- notes: one marshal snapshot {path: (mtime_ns, size, digest, note row, diagnostic rows)}
+    # -- notes: one row per file, the parse record marshalled (fast to load for thousands of notes)
     def load_notes(self) -> dict[str, tuple[int, int, str, Any, Any]]:
-        row = self.db.execute("SELECT value FROM blobs WHERE key = 'notes'").fetchone()
-        return marshal.loads(row[0]) if row else {}
+        """``{path: (mtime_ns, size, digest, note row, diagnostic rows)}``."""
+        return {path: (mtime, size, digest, *marshal.loads(record))
+                for path, mtime, size, digest, record in self.db.execute("SELECT * FROM notes")}
 
-    def save_notes(self, snapshot: dict[str, tuple[int, int, str, Any, Any]]) -> None:
+    def save_notes(self, changed: dict[str, tuple[int, int, str, Any, Any]], removed: Iterable[str] = ()) -> None:
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO blobs VALUES ('notes', ?)", (marshal.dumps(snapshot),))
+            self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)",
+                                ((p, m, s, d, marshal.dumps((row, diag))) for p, (m, s, d, row, diag) in changed.items()))
+            self.db.executemany("DELETE FROM notes WHERE path = ?", ((p,) for p in removed))
 
     def load_blob(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
@@ -106,6 +113,11 @@ class BuildCache:
         with self.db:
             self.db.execute("DELETE FROM pages WHERE site = ?", (site,))
             self.db.executemany("INSERT INTO pages VALUES (?, ?, ?)", ((site, u, f) for u, f in fingerprints.items()))
+
+    def update_pages(self, site: str, fingerprints: dict[str, str]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
+                                ((site, u, f) for u, f in fingerprints.items()))
 
     def page_problems(self, site: str) -> list[Any]:
         return [pickle.loads(b) for (b,) in self.db.execute("SELECT record FROM page_problems WHERE site = ?", (site,))]

@@ -21,7 +21,7 @@ from .config import load_config, load_site_taxonomy
 from .corpus import cache_path, load_corpus
 from .errors import CorpusError, Diagnostic, error, warning
 from .model import SECTIONS, Entry, Note
-from .pages import resolve_local_link
+from .pages import resolve_local_link, site_urls
 from .parse import split_front_matter
 from .resolve import resolve
 from .taxonomy import Taxonomy
@@ -103,11 +103,7 @@ def duplicate_problems(notes: Sequence[Note]) -> list[Diagnostic]:
 
 def link_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
     by_path = {e.note.path: e.url for e in entries}
-    urls = {e.url for e in entries}
-    for e in entries:
-        urls.update({f"{e.venue.id}/", f"{e.venue.id}/{e.domain.slug}/", f"domains/{e.domain.slug}/"})
-        urls.update(f"topics/{t.slug}/" for t in e.topics)
-    urls.update({"", "topics/", "domains/", "search/"})
+    urls = site_urls(entries)
     problems = []
     for entry in entries:
         for target in entry.note.local_links:

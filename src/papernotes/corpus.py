@@ -117,14 +117,13 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None) -> Lo
     fresh = [f for f in files if (old := snapshot.get(f.path)) is None or old[0] != f.mtime_ns or old[1] != f.size]
     parsed = _parse_files(root, [f.path for f in fresh], workers)
     by_path = {f.path: f for f in fresh}
-    for rel, note, problems, digest in parsed:
-        snapshot[rel] = (by_path[rel].mtime_ns, by_path[rel].size, digest, *encode_record(note, problems))
+    changed = {rel: (by_path[rel].mtime_ns, by_path[rel].size, digest, *encode_record(note, problems))
+               for rel, note, problems, digest in parsed}
+    snapshot.update(changed)
     current = {f.path for f in files}
     removed = frozenset(p for p in snapshot if p not in current)
-    for path in removed:
-        del snapshot[path]
-    if fresh or removed:
-        cache.save_notes(snapshot)
+    if changed or removed:
+        cache.save_notes(changed, removed)
     notes: list[Note] = []
     diagnostics: list[Diagnostic] = []
     fresh_records = {rel: (note, problems) for rel, note, problems, _ in parsed}

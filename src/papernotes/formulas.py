@@ -1,7 +1,7 @@
 """Math formulas: find them in Markdown and validate them with KaTeX.
 
-Stage: part of the ``check`` stage (the renderer also imports
-``MARKDOWN_OPTIONS`` from here, so that both see the same formulas).
+Stage: part of the ``check`` stage (it parses with the renderer's
+``MARKDOWN_OPTIONS``, so that both see the same formulas).
 In: Markdown text (a note's body, with the line number it starts on).
 Out: ``Formula`` records (line, TeX, display flag) from ``extract_formulas``;
 from ``FormulaChecker.check``, the formulas KaTeX cannot render, each with
@@ -33,6 +33,8 @@ from typing import Any, Literal, TypeVar
 
 import pyromark
 
+from .render import MARKDOWN_OPTIONS  # the renderer's own options: both see the same formulas
+
 try:  # the ``quickjs-ng`` distribution installs the ``quickjs`` module
     import quickjs as _quickjs
 
@@ -44,16 +46,6 @@ log = logging.getLogger(__name__)
 
 K = TypeVar("K")
 
-_O = pyromark.Options
-MARKDOWN_OPTIONS: pyromark.Options = (
-    _O.ENABLE_TABLES
-    | _O.ENABLE_MATH
-    | _O.ENABLE_DEFINITION_LIST
-    | _O.ENABLE_FOOTNOTES
-    | _O.ENABLE_STRIKETHROUGH
-    | _O.ENABLE_TASKLISTS
-)
-"""pyromark options shared by the renderer and the formula extractor."""
 
 KATEX_DIR: Path = Path(__file__).resolve().parent / "static" / "katex"
 """The vendored KaTeX distribution (``katex.min.js``, ``katex.min.css``, ``fonts/``)."""

@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from .config import SiteConfig
 from .model import Entry
 from .render import inline_markdown, title_text
-from .resolve import group_by
+from .resolve import group_by, listing_key  # noqa: F401  (listing_key: re-exported for planners)
 from .taxonomy import Domain, Taxonomy, Topic, Venue
 
 
@@ -308,7 +308,7 @@ def plan_site(entries: Iterable[Entry], taxonomy: Taxonomy, config: SiteConfig, 
               salt: str, redirects: Iterable[tuple[str, Entry]] = ()) -> list[Page]:
     """Every page of the site, with fingerprints; pure and deterministic."""
     lang = labels.lang
-    entries = sorted(entries, key=lambda e: (e.venue.sort_key, e.domain.slug, e.sort_key))
+    entries = sorted(entries, key=lambda e: e.order)
     by_venue = group_by(entries, lambda e: e.venue.id)
     by_cell = group_by(entries, lambda e: (e.venue.id, e.domain.slug))
     by_domain = group_by(entries, lambda e: e.domain.slug)
@@ -432,42 +432,70 @@ def plan_site(entries: Iterable[Entry], taxonomy: Taxonomy, config: SiteConfig, 
     return [Page(p.url, p.template, p.title, p.context, p.crumbs, _fingerprint(p, salt)) for p in pages]
 
 
+def site_urls(entries: Iterable[Entry]) -> set[str]:
+    """Every directory page the site has (for resolving links written in note bodies)."""
+    urls = {"", "topics/", "domains/", "search/"}
+    for e in entries:
+        urls.update((e.url, f"{e.venue.id}/", f"{e.venue.id}/{e.domain.slug}/", f"domains/{e.domain.slug}/"))
+        urls.update(topic_url(t) for t in e.topics)
+    return urls
+
+
 def _note_pages(entries: list[Entry], by_cell: dict[tuple[str, str], list[Entry]], labels: SiteLabels) -> list[Page]:
-    lang = labels.lang
     by_path = {e.note.path: e.url for e in entries}
-    urls = {e.url for e in entries}
-    for venue_id, slug in by_cell:
-        urls.update({f"{venue_id}/", f"{venue_id}/{slug}/", f"domains/{slug}/"})
-    urls.update({"", "topics/", "domains/", "search/"})
-    rating_names = {key: labels(f"rating_{key}") for key in RATING_ORDER}
+    urls = site_urls(entries)
     pages = []
     for cell in by_cell.values():
         for i, entry in enumerate(cell):
-            note = entry.note
             prev = cell[i - 1] if i > 0 else None
             nxt = cell[i + 1] if i + 1 < len(cell) else None
-            ratings = dict(note.ratings)
-            ordered = [(rating_names[k], ratings.pop(k)) for k in RATING_ORDER if k in ratings]
-            ordered += sorted(ratings.items())
-            ctx = NoteContext(
-                entry=entry,
-                title_html=note.title_html,
-                summary_html=note.summary_html,
-                venue=Link(venue_label(entry.venue), f"{entry.venue.id}/"),
-                domain=Link(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
-                topics=tuple(Link(t.name(lang), topic_url(t)) for t in entry.topics),
-                links=tuple(Link(_link_label(kind), url) for kind, url in note.links),
-                ratings=tuple(ordered),
-                prev=Link(title_text(prev.note.title), prev.url) if prev else None,
-                next=Link(title_text(nxt.note.title), nxt.url) if nxt else None,
-                link_map=tuple((t, resolve_local_link(entry, t, by_path, urls)) for t in note.local_links),
-                extra_meta=_extra_meta(note.extra.get("meta"), note.venue),
-            )
-            pages.append(Page(entry.url, "note.html", title_text(note.title), ctx, (
-                Crumb(labels("home"), ""),
-                Crumb(venue_label(entry.venue), f"{entry.venue.id}/"),
-                Crumb(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
-            )))
+            pages.append(note_page(entry, prev, nxt, labels, by_path, urls))
+    return pages
+
+
+def note_page(entry: Entry, prev: Entry | None, nxt: Entry | None, labels: SiteLabels,
+              by_path: dict[str, str], urls: set[str], salt: str = "") -> Page:
+    """The page of one note (with its fingerprint when ``salt`` is given)."""
+    lang = labels.lang
+    note = entry.note
+    ratings = dict(note.ratings)
+    ordered = [(labels(f"rating_{k}"), ratings.pop(k)) for k in RATING_ORDER if k in ratings]
+    ordered += sorted(ratings.items())
+    ctx = NoteContext(
+        entry=entry,
+        title_html=note.title_html,
+        summary_html=note.summary_html,
+        venue=Link(venue_label(entry.venue), f"{entry.venue.id}/"),
+        domain=Link(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
+        topics=tuple(Link(t.name(lang), topic_url(t)) for t in entry.topics),
+        links=tuple(Link(_link_label(kind), url) for kind, url in note.links),
+        ratings=tuple(ordered),
+        prev=Link(title_text(prev.note.title), prev.url) if prev else None,
+        next=Link(title_text(nxt.note.title), nxt.url) if nxt else None,
+        link_map=tuple((t, resolve_local_link(entry, t, by_path, urls)) for t in note.local_links),
+        extra_meta=_extra_meta(note.extra.get("meta"), note.venue),
+    )
+    page = Page(entry.url, "note.html", title_text(note.title), ctx, (
+        Crumb(labels("home"), ""),
+        Crumb(venue_label(entry.venue), f"{entry.venue.id}/"),
+        Crumb(domain_label(entry.domain, lang), f"{entry.venue.id}/{entry.domain.slug}/"),
+    ))
+    return Page(page.url, page.template, page.title, ctx, page.crumbs, _fingerprint(page, salt)) if salt else page
+
+
+def notes_only_plan(entries: list[Entry], changed_paths: set[str], labels: SiteLabels, salt: str) -> list[Page]:
+    """The pages to re-plan when only note bodies changed (every ``listing_key`` is as before)."""
+    by_cell = group_by(entries, lambda e: (e.venue.id, e.domain.slug))
+    by_path = {e.note.path: e.url for e in entries}
+    urls = site_urls(entries)
+    pages = []
+    for cell in by_cell.values():
+        cell.sort(key=lambda e: e.sort_key)
+        for i, entry in enumerate(cell):
+            if entry.note.path in changed_paths:
+                prev = cell[i - 1] if i > 0 else None
+                nxt = cell[i + 1] if i + 1 < len(cell) else None
+                pages.append(note_page(entry, prev, nxt, labels, by_path, urls, salt))
     return pages
 
 

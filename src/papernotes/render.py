@@ -15,8 +15,18 @@ from dataclasses import dataclass
 
 import pyromark
 
-from .formulas import MARKDOWN_OPTIONS
 from .taxonomy import slugify
+
+#: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
+#: ``formulas.extract_formulas`` parses with the same options, so ``check`` sees the formulas the page shows.
+MARKDOWN_OPTIONS: pyromark.Options = (
+    pyromark.Options.ENABLE_TABLES
+    | pyromark.Options.ENABLE_MATH
+    | pyromark.Options.ENABLE_DEFINITION_LIST
+    | pyromark.Options.ENABLE_FOOTNOTES
+    | pyromark.Options.ENABLE_STRIKETHROUGH
+    | pyromark.Options.ENABLE_TASKLISTS
+)
 
 _INLINE_MATH = re.compile(r'<span class="math math-inline">(.*?)</span>', re.S)
 _DISPLAY_MATH = re.compile(r'<span class="math math-display">(.*?)</span>', re.S)

@@ -64,8 +64,19 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
             topics = note_topics(note, taxonomy)
             if note.topics is None:
                 memo[note.digest] = tuple(t.slug for t in topics)
-        entries.append(Entry(note, venue, domain, topics, url, note.slug))
+        entries.append(Entry(note, venue, domain, topics, url, note.slug,
+                             (-venue.date.toordinal(), venue.id, domain.slug, note.slug)))
     return entries, problems
+
+
+def listing_key(entry: Entry) -> tuple[object, ...]:
+    """Everything about a note that pages other than its own show (listings, neighbours, search, links).
+
+    When no note's listing key changed, a rebuild only re-renders the changed notes' own pages.
+    """
+    note = entry.note
+    return (note.path, note.id, entry.url, entry.order, note.title, note.title_html, note.summary_html,
+            tuple(t.slug for t in entry.topics), note.keywords, note.authors, note.aliases)
 
 
 def group_by(entries: Iterable[Entry], key) -> dict:  # type: ignore[no-untyped-def]

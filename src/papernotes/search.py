@@ -29,7 +29,7 @@ def search_index(entries: Iterable[Entry], lang: str) -> bytes:
     venue_rows: list[list[str]] = []
     domain_rows: list[list[str]] = []
     rows = []
-    for e in sorted(entries, key=lambda e: (e.venue.sort_key, e.domain.slug, e.sort_key)):
+    for e in sorted(entries, key=lambda e: e.order):
         if e.venue.id not in venues:
             venues[e.venue.id] = len(venue_rows)
             venue_rows.append([e.venue.id, venue_label(e.venue)])
