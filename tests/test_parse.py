@@ -114,3 +114,13 @@ def test_local_links_are_collected() -> None:
             "[c](#top) and [d](../../ICML2024/).\n")
     note, _ = parse_note("CVPR2024/x/n.md", text)
     assert note is not None and note.local_links == ("../y/z.md", "../../ICML2024/")
+
+
+def test_latex_style_delimiters_are_math_but_escaped_brackets_are_not() -> None:
+    from papernotes.render import inline_markdown, normalise_math, title_html
+
+    assert normalise_math(r"rate \(O(1/t)\) and \[x^2\]") == "rate $O(1/t)$ and $$x^2$$"
+    assert normalise_math(r"see \[1\] and \[2\]") == r"see \[1\] and \[2\]"
+    assert normalise_math(r"code `\(a\)` and 中文 \(注释\)") == r"code `\(a\)` and 中文 \(注释\)"
+    assert inline_markdown(r"收敛 \(O(1/t)\)") == '收敛 <span class="math math-inline">\\(O(1/t)\\)</span>'
+    assert title_html(r"QAOA\(^2\)") == 'QAOA<span class="math math-inline">\\(^2\\)</span>'

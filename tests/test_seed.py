@@ -49,10 +49,6 @@ def seed_papers(lines: list[str]) -> list[tuple[str, str]]:
     return papers
 
 
-def to_markdown(text: str) -> str:
-    return re.sub(r"\\\((.+?)\\\)", lambda m: f"${m.group(1)}$", text)
-
-
 def test_seed_page_is_reproduced_line_by_line(tmp_path: Path) -> None:
     seed = [line for line in SEED.read_text(encoding="utf-8").splitlines() if line.strip()]
     papers = seed_papers(seed)
@@ -60,8 +56,8 @@ def test_seed_page_is_reproduced_line_by_line(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     for i, (title, summary) in enumerate(papers):
         topics = next((t for prefix, t in TOPICS.items() if title.startswith(prefix)), [])
-        write_note(corpus, f"ICML2026/optimization/p{i:03d}.md", id=f"seed-{i}", title=to_markdown(title),
-                   venue="ICML2026", domain="optimization", topics=topics, summary=to_markdown(summary))
+        write_note(corpus, f"ICML2026/optimization/p{i:03d}.md", id=f"seed-{i}", title=title,
+                   venue="ICML2026", domain="optimization", topics=topics, summary=summary)
     for venue, count in re.findall(r"(\w+\d{4}) \((\d+)\)", seed[3]):
         for j in range(int(count)):
             write_note(corpus, f"{venue}/optimization/n{j:03d}.md", id=f"{venue}-{j}", title=f"Paper {j}",

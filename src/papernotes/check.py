@@ -138,7 +138,7 @@ def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None)
         except (OSError, UnicodeDecodeError):
             continue
         _, body, body_line = split_front_matter(text.replace("\r\n", "\n"))
-        formulas = extract_formulas(body, body_line) if "$" in body else []
+        formulas = extract_formulas(body, body_line) if ("$" in body or "\\(" in body or "\\[" in body) else []
         groups.append((note, formulas))
         for formula in formulas:
             if (hint := lost_escape(formula.tex)) is not None:

@@ -33,7 +33,7 @@ from typing import Any, Literal, TypeVar
 
 import pyromark
 
-from .render import MARKDOWN_OPTIONS  # the renderer's own options: both see the same formulas
+from .render import MARKDOWN_OPTIONS, normalise_math  # the renderer's own view: both see the same formulas
 
 try:  # the ``quickjs-ng`` distribution installs the ``quickjs`` module
     import quickjs as _quickjs
@@ -76,8 +76,11 @@ def extract_formulas(markdown: str, first_line: int = 1) -> list[Formula]:
 
     ``first_line`` is the line number of the first line of ``markdown`` in its
     file (a note's body starts after its front matter). pyromark reports UTF-8
-    byte offsets, so line numbers are counted on the encoded text.
+    byte offsets, so line numbers are counted on the encoded text. ``\\(…\\)``
+    and ``\\[…\\]`` are read as the renderer reads them (``normalise_math``
+    keeps every line where it was).
     """
+    markdown = normalise_math(markdown)
     if "$" not in markdown:
         return []
     data: bytes | None = None

@@ -56,6 +56,34 @@ class RenderedBody:
     has_math: bool
 
 
+_TEX_PAREN = re.compile(r"\\\((?![\s\u4e00-\u9fff])([^\u4e00-\u9fff\n]{1,300}?)\\\)")
+_TEX_BRACKET = re.compile(r"\\\[((?:(?!\\\]).){1,2000}?)\\\]", re.S)
+_TEX_CHAR = re.compile(r"[\\^_={}]")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
+
+
+def normalise_math(text: str) -> str:
+    """Accept the ``\\(…\\)`` and ``\\[…\\]`` delimiters (arithmatex, LaTeX) besides ``$…$`` and ``$$…$$``.
+
+    Only spans that look like TeX are converted (no CJK text inside; display
+    spans must contain a TeX character), so an escaped bracket in prose stays
+    as it is; code spans and blocks are left alone.
+    """
+    if "\\(" not in text and "\\[" not in text:
+        return text
+    parts = _CODE.split(text)
+    for i in range(0, len(parts), 2):
+        part = _TEX_PAREN.sub(lambda m: f"${m.group(1)}$", parts[i])
+        parts[i] = _TEX_BRACKET.sub(_display, part)
+    return "".join(parts)
+
+
+def _display(m: re.Match[str]) -> str:
+    tex = m.group(1)
+    return f"$${tex}$$" if _TEX_CHAR.search(tex) and not _CJK_CHAR.search(tex) else m.group(0)
+
+
 def _wrap_math(out: str) -> str:
     if 'class="math' not in out:
         return out
@@ -74,7 +102,7 @@ def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
         if stripped.startswith("# "):
             nl = stripped.find("\n")
             markdown = "" if nl < 0 else stripped[nl + 1:]
-    out = pyromark.html(markdown, options=MARKDOWN_OPTIONS)
+    out = pyromark.html(normalise_math(markdown), options=MARKDOWN_OPTIONS)
     out = _wrap_math(out)
     toc: list[Heading] = []
     used: set[str] = set()
@@ -108,7 +136,7 @@ def inline_markdown(text: str) -> str:
     """
     if not text:
         return ""
-    out = _wrap_math(pyromark.html(text, options=MARKDOWN_OPTIONS))
+    out = _wrap_math(pyromark.html(normalise_math(text), options=MARKDOWN_OPTIONS))
     m = _PARA.match(out)
     out = m.group(1).strip() if m else out.strip()
     if "<a " in out:
@@ -118,6 +146,7 @@ def inline_markdown(text: str) -> str:
 
 def title_html(title: str) -> str:
     """A title as HTML: escaped text, with ``$…$`` spans kept as math (no other Markdown)."""
+    title = normalise_math(title)
     if "$" not in title:
         return html.escape(title, quote=False)
     parts: list[str] = []
@@ -132,6 +161,7 @@ def title_html(title: str) -> str:
 
 def title_text(title: str) -> str:
     """A title for ``<title>`` and search: math delimiters removed."""
+    title = normalise_math(title)
     return _DOLLAR_MATH.sub(lambda m: m.group(1), title) if "$" in title else title
 
 
