@@ -6,9 +6,10 @@ its generated ``index.md`` pages; default ``../shared/corpus/paper-notes/docs``)
 Out: an ``mkdocs.yml`` written at run time into a work directory, and the
 command that builds it with MkDocs Material from a venv of its own.
 
-The config mirrors the reference site's: theme material (zh), an explicit
-``nav`` of every note grouped venue → domain, each group led by its
-``index.md`` (``navigation.indexes``), the ``search`` plugin, and the Markdown
+The config mirrors the reference site's: theme material (zh) with its features
+(``navigation.tabs``, ``navigation.indexes``, ``navigation.prune``, ...), an
+explicit ``nav`` of every note grouped venue → domain, each group led by its
+``index.md``, the ``search`` plugin, and the Markdown
 extensions ``pymdownx.arithmatex`` (generic), ``def_list``, ``tables``, ``toc``
 (permalink), ``attr_list``, ``md_in_html`` and ``admonition``. ``docs_dir``
 points at the tree itself (MkDocs only reads it); the per-venue ``TODO.md``
@@ -42,9 +43,14 @@ DEFAULT_DOCS = REPO.parent / "shared" / "corpus" / "paper-notes" / "docs"
 DEFAULT_VENV = BENCH / ".venv"
 REQUIREMENTS = BENCH / "requirements.txt"
 DOMAINS_TOML = REPO / "src" / "papernotes" / "data" / "domains.toml"
+VENUES_TOML = REPO / "src" / "papernotes" / "data" / "venues.toml"
 EXCLUDED = ("TODO.md",)
+#: The reference site's theme features. ``navigation.prune`` matters most: without it every page
+#: carries the whole 3,000-note nav (1.7 MB a page, 5.7 GB in all, 3-4x the build time).
+THEME_FEATURES = ("navigation.instant", "navigation.instant.progress", "navigation.tabs", "navigation.indexes",
+                  "navigation.top", "navigation.prune", "content.code.copy", "toc.follow")
 
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.M)
+_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 def ensure_venv(venv: Path = DEFAULT_VENV) -> Path:
@@ -68,6 +74,14 @@ def domain_labels(path: Path = DOMAINS_TOML) -> dict[str, str]:
         return {d["slug"]: f"{d.get('icon', '')} {d['zh']}".strip() for d in tomllib.load(handle)["domain"]}
 
 
+def venue_label(venue: str, path: Path = VENUES_TOML) -> str:
+    """``📷 CVPR2026``: the series' icon and the venue id."""
+    with path.open("rb") as handle:
+        icons = {s["id"].casefold(): s.get("icon", "") for s in tomllib.load(handle).get("series", [])}
+    series = re.sub(r"[-_]?\d{4}$", "", venue).casefold()
+    return f"{icons.get(series, '')} {venue}".strip()
+
+
 def page_title(path: Path) -> str:
     """The page's ``# Title`` (as the reference's nav shows it), else its file name."""
     head = path.read_text(encoding="utf-8", errors="replace")[:4000]
@@ -84,18 +98,18 @@ def nav_for(docs: Path) -> list[Any]:
     for venue in sorted(p for p in docs.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
         venue_items: list[Any] = []
         if (venue / "index.md").exists():
-            venue_items.append(f"{venue.name}/index.md")
+            venue_items.append({venue.name: f"{venue.name}/index.md"})
         for domain in sorted(p for p in venue.iterdir() if p.is_dir()):
-            items: list[Any] = []
+            label = labels.get(domain.name, domain.name)
+            notes = [{page_title(note): f"{venue.name}/{domain.name}/{note.name}"}
+                     for note in sorted(domain.glob("*.md")) if note.name != "index.md"]
+            count = len(notes)
             if (domain / "index.md").exists():
-                items.append(f"{venue.name}/{domain.name}/index.md")
-            for note in sorted(domain.glob("*.md")):
-                if note.name != "index.md":
-                    items.append({page_title(note): f"{venue.name}/{domain.name}/{note.name}"})
-            if items:
-                venue_items.append({labels.get(domain.name, domain.name): items})
+                notes.insert(0, {label: f"{venue.name}/{domain.name}/index.md"})
+            if notes:
+                venue_items.append({f"{label} ({count})": notes})
         if venue_items:
-            nav.append({venue.name: venue_items})
+            nav.append({venue_label(venue.name): venue_items})
     return nav
 
 
@@ -105,7 +119,18 @@ def config_for(docs: Path, site: Path) -> dict[str, Any]:
         "docs_dir": str(docs.resolve()),
         "site_dir": str(site.resolve()),
         "exclude_docs": "".join(f"{name}\n" for name in EXCLUDED),
-        "theme": {"name": "material", "language": "zh", "features": ["navigation.indexes"]},
+        "theme": {
+            "name": "material",
+            "language": "zh",
+            "features": list(THEME_FEATURES),
+            "palette": [
+                {"media": "(prefers-color-scheme: light)", "scheme": "default",
+                 "toggle": {"icon": "material/weather-sunny", "name": "dark"}},
+                {"media": "(prefers-color-scheme: dark)", "scheme": "slate",
+                 "toggle": {"icon": "material/weather-night", "name": "light"}},
+            ],
+            "font": False,
+        },
         "plugins": ["search"],
         "markdown_extensions": [
             {"pymdownx.arithmatex": {"generic": True}},

@@ -9,9 +9,10 @@ front matter + ``##`` sections, see ``examples/``) and ``OUT/papernotes.toml``.
 
 No text comes from the corpus: prose is assembled from the word lists below,
 Chinese-language notes mixed with English terms (like the reference) and about
-15 % English notes; formulas are built from a small TeX grammar; tables hold
-made-up methods and numbers. Every note gets the canonical sections, a rating
-section (and half of them front-matter ratings), keywords, authors and links.
+15 % English notes; formulas come from a small TeX grammar whose output KaTeX
+renders; tables hold made-up methods and numbers; arXiv ids are unique. Every
+note gets the canonical sections, a rating section (and half of them
+front-matter ratings), keywords, authors and links.
 Domains are the slugs of ``papernotes/data/domains.toml``; venues are eleven
 ids of known series (ICML2025, NeurIPS2025, ...).
 
@@ -71,10 +72,10 @@ class Shape:
     """Table rows in all tables, header and separator lines included."""
 
 
-_DISPLAY_RE = re.compile(r"\$\$.*?\$\$", re.S)
+_DISPLAY_RE = re.compile(r"\$\$.*?\$\$", re.DOTALL)
 _INLINE_RE = re.compile(r"(?<![\\$])\$[^$\n]+?\$")
-_SEP_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.M)
-_ROW_RE = re.compile(r"^\s*\|.*\|\s*$", re.M)
+_SEP_RE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)
+_ROW_RE = re.compile(r"^\s*\|.*\|\s*$", re.MULTILINE)
 
 
 def shape_of(text: str) -> Shape:
@@ -130,14 +131,16 @@ EN_VERBS = ("improves reduces aligns compresses estimates decomposes predicts re
 EN_ADJS = ("adaptive dynamic hierarchical local global cross-domain zero-shot few-shot lightweight unified scalable "
            "sparse dense efficient robust offline online multi-scale end-to-end interpretable fine-grained implicit "
            "explicit layer-wise").split()
-EN_LINKS = ("Moreover, In addition, However, Specifically, As a result, In contrast, Notably, Empirically, "
-            "In practice, Theoretically,").split(", ")
+EN_PREPS = ("of", "with", "for", "across", "under")
+EN_LINKS = ("Moreover,", "In addition,", "However,", "Specifically,", "As a result,", "In contrast,", "Notably,",
+            "Empirically,", "In practice,", "Theoretically,")
 #: Keywords; several match topic rules of the shipped taxonomy so topics get assigned.
 KEYWORDS = ("LLM diffusion transformer federated quantization pruning distillation reasoning RLHF DPO agent RAG "
             "chain-of-thought in-context-learning MoE LoRA contrastive GNN NeRF scaling-law continual-learning "
             "benchmark hallucination safety uncertainty optimal-transport bandit convergence 量化 剪枝 蒸馏 对齐 "
             "推理 智能体 联邦 扩散模型 大语言模型 多模态 检索增强 长上下文 强化学习 鲁棒性 可解释性 自监督").split()
-SURNAMES = "Wang Li Zhang Liu Chen Yang Huang Zhao Wu Zhou Xu Sun Ma Zhu Hu Guo Lin He Gao Luo Kim Park Smith Garcia Müller Rossi Tanaka Singh Cohen Novak".split()
+SURNAMES = ("Wang Li Zhang Liu Chen Yang Huang Zhao Wu Zhou Xu Sun Ma Zhu Hu Guo Lin He Gao Luo Kim Park Smith Garcia "
+            "Müller Rossi Tanaka Singh Cohen Novak").split()
 GIVEN = "wei jun hao yu xin lei ming jie yang tian chen rui kai bo lin ning feng qi".split()
 GIVEN_EN = "Alex Maria David Sara Tom Nina Omar Lena Ivan Emma Raj Yuki Paul Chloe Marco Anna".split()
 TITLE_HEADS = ("Towards Rethinking Learning Scaling Revisiting Unifying Beyond Understanding Taming Boosting "
@@ -158,7 +161,8 @@ SECTION_NAMES = {
 H3_NAMES = {"zh": ("整体框架", "关键设计", "损失函数", "训练策略", "理论分析", "主实验", "消融实验", "效率分析"),
             "en": ("Overview", "Key design", "Loss function", "Training recipe", "Analysis", "Main results",
                    "Ablations", "Efficiency")}
-RATING_LABELS = {"zh": ("新颖性", "实验充分度", "写作质量", "价值"), "en": ("Novelty", "Experiments", "Writing", "Value")}
+RATING_LABELS = {"zh": ("新颖性", "实验充分度", "写作质量", "价值"),
+                 "en": ("Novelty", "Experiments", "Writing", "Value")}
 RATING_KEYS = ("novelty", "experiments", "writing", "value")
 
 
@@ -167,12 +171,13 @@ RATING_KEYS = ("novelty", "experiments", "writing", "value")
 SYMBOLS = (r"\theta", r"\alpha", r"\beta", r"\lambda", r"\mathbf{x}", r"\mathbf{W}", "x", "y", "z", r"\eta",
            r"\sigma", r"\mu", r"\epsilon", r"\gamma", "h", r"\phi", r"\pi", "q", "k", "v")
 ORDERS = ("n", r"n\log n", "d^2", r"1/\sqrt{T}", "T^{2/3}")
-SUBS = ("t", "i", "k", r"\text{KL}", r"\theta", "0", "{t+1}", r"\max", r"\text{ref}", "j")
+SUBS = ("t", "i", "k", r"\text{KL}", r"\theta", "0", "t+1", r"\max", r"\text{ref}", "j")
 
 
 def _sym(rng: random.Random) -> str:
+    """A symbol, half the time with a braced subscript (KaTeX rejects ``x_\\max``)."""
     s = rng.choice(SYMBOLS)
-    return f"{s}_{rng.choice(SUBS)}" if rng.random() < 0.5 else s
+    return f"{s}_{{{rng.choice(SUBS)}}}" if rng.random() < 0.5 else s
 
 
 _INLINE_FORMS = (
@@ -189,13 +194,16 @@ def tex_inline(rng: random.Random) -> str:
 
 def tex_display(rng: random.Random) -> str:
     a, b, c = _sym(rng), _sym(rng), _sym(rng)
+    bare = rng.choice(SYMBOLS)  # gets subscripts below: no double subscript
     return rng.choice((
-        rf"\mathcal{{L}} = \mathbb{{E}}_{{(x,y)\sim\mathcal{{D}}}}\left[-\log p_\theta(y\mid x)\right] + \lambda\,\|{a}\|_2^2",
+        (r"\mathcal{L} = \mathbb{E}_{(x,y)\sim\mathcal{D}}\left[-\log p_\theta(y\mid x)\right]"
+         rf" + \lambda\,\|{a}\|_2^2"),
         rf"{a} = \operatorname{{softmax}}\!\left(\frac{{QK^\top}}{{\sqrt{{d}}}}\right)V + {b}",
         rf"\min_{{\theta}} \max_{{{a}}} \; \sum_{{i=1}}^{{N}} \ell\big(f_\theta(x_i), y_i\big) - \gamma\,{b}",
-        "\\begin{aligned}\n" + rf"{a}_{{t+1}} &= {a}_t - \eta\, \frac{{m_t}}{{\sqrt{{v_t}} + \epsilon}} \\"
+        "\\begin{aligned}\n" + rf"{bare}_{{t+1}} &= {bare}_t - \eta\, \frac{{m_t}}{{\sqrt{{v_t}} + \epsilon}} \\"
         + "\n" + rf"m_t &= \beta_1 m_{{t-1}} + (1-\beta_1)\, \nabla {c}" + "\n\\end{aligned}",
-        rf"\mathcal{{L}}_{{\text{{DPO}}}} = -\log \sigma\!\left(\beta \log \frac{{\pi_\theta(y_w)}}{{\pi_{{\text{{ref}}}}(y_w)}} - \beta \log \frac{{\pi_\theta(y_l)}}{{\pi_{{\text{{ref}}}}(y_l)}}\right)",
+        (r"\mathcal{L}_{\text{DPO}} = -\log \sigma\!\left(\beta \log \frac{\pi_\theta(y_w)}{\pi_{\text{ref}}(y_w)}"
+         r" - \beta \log \frac{\pi_\theta(y_l)}{\pi_{\text{ref}}(y_l)}\right)"),
     ))
 
 
@@ -226,7 +234,7 @@ class Writer:
         words = [r.choice(EN_LINKS), "the", r.choice(EN_ADJS), r.choice(EN_NOUNS), r.choice(EN_VERBS), "the",
                  r.choice(EN_NOUNS)]
         for _ in range(r.randint(0, 3)):
-            words += [r.choice(("of", "with", "for", "across", "under")), r.choice(EN_ADJS), r.choice(EN_NOUNS + EN_TERMS)]
+            words += [r.choice(EN_PREPS), r.choice(EN_ADJS), r.choice(EN_NOUNS + EN_TERMS)]
         return " ".join(words) + "."
 
     def text(self, lang: str, chars: float) -> str:
@@ -255,7 +263,8 @@ class Writer:
 # ------------------------------------------------------------------ notes
 
 def _method_name(rng: random.Random) -> str:
-    return "".join(rng.choice("ABCDEFGHKLMNPRSTVX") for _ in range(rng.randint(2, 5))) + rng.choice(("", "-Net", "++", "-X", "Former"))
+    letters = "".join(rng.choice("ABCDEFGHKLMNPRSTVX") for _ in range(rng.randint(2, 5)))
+    return letters + rng.choice(("", "-Net", "++", "-X", "Former"))
 
 
 def title_of(rng: random.Random) -> str:
@@ -292,8 +301,9 @@ def _bullets(w: Writer, lang: str, n: int, chars: int, numbered: bool = False, b
     return "\n".join(lines)
 
 
-def note_text(w: Writer, shape: Shape, venue: str, domain: str, title: str, lang: str) -> str:
-    """The Markdown of one note: front matter plus the eight canonical sections."""
+def note_text(w: Writer, shape: Shape, venue: str, domain: str, title: str, lang: str, serial: int = 0) -> str:
+    """The Markdown of one note: front matter plus the eight canonical sections. ``serial`` makes
+    the arXiv id unique (``papernotes check`` reports two notes with one id as a duplicate paper)."""
     r = w.rng
     names, h3 = SECTION_NAMES[lang], H3_NAMES[lang]
     # Prose budget: the file's size less front matter, headings, tables and ratings. English
@@ -311,9 +321,10 @@ def note_text(w: Writer, shape: Shape, venue: str, domain: str, title: str, lang
         "authors: [" + ", ".join(json.dumps(_author(r), ensure_ascii=False) for _ in range(r.randint(2, 7))) + "]",
     ]
     if r.random() < 0.8:
-        front.append(f'links: {{arxiv: "{r.randint(2301, 2512)}.{r.randint(0, 99999):05d}"'
-                     + (f', code: "https://github.com/{r.choice(SURNAMES).lower()}/{_method_name(r).lower()}"' if r.random() < 0.5 else "")
-                     + "}")
+        links = [f'arxiv: "{r.randint(23, 25)}{r.randint(1, 12):02d}.{serial % 100_000:05d}"']
+        if r.random() < 0.5:
+            links.append(f'code: "https://github.com/{r.choice(SURNAMES).lower()}/{_method_name(r).lower()}"')
+        front.append("links: {" + ", ".join(links) + "}")
     if r.random() < 0.5:
         front.append("ratings: {" + ", ".join(f"{k}: {s}" for k, s in zip(RATING_KEYS, scores, strict=True)) + "}")
     front.append("---")
@@ -335,7 +346,8 @@ def note_text(w: Writer, shape: Shape, venue: str, domain: str, title: str, lang
     body += [f"### {h3[6]}", _bullets(w, lang, r.randint(3, 4), int(budget * 0.12), bold=True)]
     body += [f"## {names[4]}", _bullets(w, lang, 3, int(budget * 0.08))]
     body += [f"## {names[5]}", _bullets(w, lang, 3, int(budget * 0.07))]
-    body += [f"## {names[6]}", "\n".join(f"- **vs {_method_name(r)}**{'：' if lang == 'zh' else ': '}{w.text(lang, budget * 0.02)}"
+    colon = "：" if lang == "zh" else ": "
+    body += [f"## {names[6]}", "\n".join(f"- **vs {_method_name(r)}**{colon}{w.text(lang, budget * 0.02)}"
                                          for _ in range(3))]
     body += [f"## {names[7]}", "\n".join(f"- {label}: {'⭐' * s} {w.phrase(lang)}"
                                          for label, s in zip(RATING_LABELS[lang], scores, strict=True))]
@@ -370,7 +382,7 @@ def generate(out: Path, notes: int, seed: int = 1, shapes: Sequence[Shape] | Non
     taken: set[str] = set()
     written = 0
     picks = zip(rng.choices(venue_ids, venue_weights, k=notes), rng.choices(domains, weights, k=notes), strict=True)
-    for venue, domain in picks:
+    for serial, (venue, domain) in enumerate(picks):
         title = title_of(rng)
         slug = slug_of(title)
         key = f"{venue}/{domain}/{slug}"
@@ -380,13 +392,15 @@ def generate(out: Path, notes: int, seed: int = 1, shapes: Sequence[Shape] | Non
             n += 1
         taken.add(key)
         lang = "en" if rng.random() < ENGLISH_SHARE else "zh"
-        data = note_text(writer, rng.choice(shapes), venue, domain, title, lang).encode("utf-8")
+        data = note_text(writer, rng.choice(shapes), venue, domain, title, lang, serial).encode("utf-8")
         if (venue, domain) not in made_dirs:
             (out / venue / domain).mkdir(parents=True, exist_ok=True)
             made_dirs.add((venue, domain))
         fd = os.open(out / f"{key}.md", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)  # 2x faster than open()
         try:
-            os.write(fd, data)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
         finally:
             os.close(fd)
         written += len(data)
