@@ -45,24 +45,24 @@ _PLAIN_URL = re.compile(r"^[A-Za-z0-9/_.~#-]*$")
 
 
 def relative_url(target: str, current: str) -> str:
-    """``target`` (site-relative) as seen from the page at ``current``; percent-encoded."""
+    """``target`` (site-relative) as seen from the page at ``current``; percent-encoded.
+
+    Called a dozen times per page: plain string scans, no splitting into lists.
+    """
     if "://" in target or target.startswith(("#", "mailto:")):
         return target
-    if current == "":  # the home page: every target is already relative to it
-        return target if _PLAIN_URL.match(target) else quote(target, safe=_SAFE)
-    base = current if current.endswith("/") or current == "" else posixpath.dirname(current) + "/"
-    if base == "/":
-        base = ""
-    base_parts = [p for p in base.split("/") if p]
-    path, _, frag = target.partition("#")
-    target_parts = path.split("/")
-    i = 0
-    while i < len(base_parts) and i < len(target_parts) - 1 and base_parts[i] == target_parts[i]:
-        i += 1
-    rel = "../" * (len(base_parts) - i) + "/".join(target_parts[i:]) or "./"
-    if not _PLAIN_URL.match(rel):
-        rel = quote(rel, safe=_SAFE)
-    return f"{rel}#{frag}" if frag else rel
+    if not current.endswith("/"):  # a file such as 404.html: relative to its directory
+        current = current.rpartition("/")[0] + "/" if "/" in current else ""
+    common = 0  # length of the directory prefix both share
+    while True:
+        cut = current.find("/", common)
+        if cut < 0 or not target.startswith(current[common:cut + 1], common):
+            break
+        common = cut + 1
+    rel = "../" * current.count("/", common) + target[common:]
+    if not rel:
+        return "./"
+    return rel if _PLAIN_URL.match(rel) else quote(rel, safe=_SAFE)
 
 
 def _stars(score: float) -> str:
