@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import pyromark
 
@@ -28,11 +29,8 @@ MARKDOWN_OPTIONS: pyromark.Options = (
     | pyromark.Options.ENABLE_TASKLISTS
 )
 
-_INLINE_MATH = re.compile(r'<span class="math math-inline">(.*?)</span>', re.S)
-_DISPLAY_MATH = re.compile(r'<span class="math math-display">(.*?)</span>', re.S)
 _HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
-_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 _HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
 _ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _PARA = re.compile(r"^<p>(.*)</p>\s*$", re.S)
@@ -85,10 +83,25 @@ def _display(m: re.Match[str]) -> str:
 
 
 def _wrap_math(out: str) -> str:
+    """Put ``\\(…\\)`` / ``\\[…\\]`` around the TeX of math spans (they hold escaped TeX, never tags)."""
     if 'class="math' not in out:
         return out
-    out = _INLINE_MATH.sub(lambda m: f'<span class="math math-inline">\\({m.group(1)}\\)</span>', out)
-    return _DISPLAY_MATH.sub(lambda m: f'<span class="math math-display">\\[{m.group(1)}\\]</span>', out)
+    for opening, left, right in (('<span class="math math-inline">', "\\(", "\\)"),
+                                 ('<span class="math math-display">', "\\[", "\\]")):
+        parts = out.split(opening)
+        for i in range(1, len(parts)):  # plain string slicing: ~30,000 formulas in a corpus of 3,000 notes
+            part = parts[i]
+            end = part.find("</span>")
+            parts[i] = f"{left}{part[:end]}{right}{part[end:]}"
+        out = opening.join(parts)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def _anchor(inner: str) -> tuple[str, str]:
+    """(plain text, slug) of a heading's inner HTML; headings repeat across notes, so this is cached."""
+    text = plain_text(inner) if ("<" in inner or "&" in inner) else inner.strip()
+    return text, slugify(text)
 
 
 def plain_text(fragment: str) -> str:
@@ -109,8 +122,8 @@ def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
 
     def heading(m: re.Match[str]) -> str:
         level, inner = int(m.group(1)), m.group(2)
-        text = plain_text(inner)
-        base = slugify(text) or f"section-{len(toc) + 1}"
+        text, base = _anchor(inner)
+        base = base or f"section-{len(toc) + 1}"
         anchor, n = base, 1
         while anchor in used:
             n += 1
@@ -122,8 +135,8 @@ def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
                 f'<a class="headerlink" href="#{anchor}" title="Permanent link">¶</a></h{level}>')
 
     out = _HEADING.sub(heading, out)
-    if "<table>" in out:
-        out = _TABLE.sub(r'<div class="table-wrap"><table>\1</table></div>', out)
+    if "<table>" in out:  # wide tables scroll inside their own box on phones
+        out = out.replace("<table>", '<div class="table-wrap"><table>').replace("</table>", "</table></div>")
     links = tuple(m.group(1) for m in _HREF.finditer(out)) if "<a " in out else ()
     return RenderedBody(out, tuple(toc), links, 'class="math' in out)
 
