@@ -150,15 +150,21 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
 
 
 def _package_fingerprint() -> str:
-    """Changes when papernotes' own code, templates or assets change (so an upgrade rebuilds everything)."""
+    """Changes when papernotes' own code, templates or assets change, so an upgrade rebuilds every page.
+
+    Contents, not modification times: a reinstall or a checkout that leaves the files
+    as they were must not turn the next build into a full one.
+    """
     root = Path(__file__).parent
-    stamps = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
-        for name in filenames:
-            st = os.stat(os.path.join(dirpath, name))
-            stamps.append(f"{dirpath[len(str(root)):]}/{name}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.blake2b("\n".join(sorted(stamps)).encode(), digest_size=8).hexdigest()
+    digest = hashlib.blake2b(digest_size=8)
+    for dirpath, dirnames, filenames in sorted(os.walk(root)):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            path = os.path.join(dirpath, name)
+            digest.update(path[len(str(root)):].encode())
+            with open(path, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()
 
 
 def _decode_problems(rows: list[tuple[str, int, str, str, str]] | None) -> list[Diagnostic]:
@@ -183,6 +189,7 @@ def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
 
 def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int,
                   progress: Progress | None) -> list[tuple[str, Diagnostic]]:
+    import gc
     import multiprocessing
 
     global _JOB
@@ -202,6 +209,7 @@ def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: in
         chunk = max(20, total // (workers * 8) + 1)
         bounds = [(i, min(total, i + chunk)) for i in range(0, total, chunk)]
         problems = []
+        gc.freeze()  # workers share the parent's records copy-on-write; GC would touch (and copy) every page
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(workers) as pool:
             done = 0

@@ -93,7 +93,8 @@ def build(
     report(result.diagnostics if not quiet else result.errors)
     if not quiet:
         state = "up to date" if result.up_to_date else f"{result.rendered} page(s) rendered, {result.removed} removed"
-        out.print(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s")
+        out.print(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s",
+                  soft_wrap=True)
     if result.errors:
         err.print(f"[yellow]{len(result.errors)} note(s) skipped because of errors[/yellow]")
 
