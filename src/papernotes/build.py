@@ -79,7 +79,13 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     with BuildCache(cache_path(corpus) if use_cache else None) as cache:
         loaded = load_corpus(corpus, cache, workers)
         previous_ok = staging.has_previous() and cache.get_meta(f"built:{site_key}") == salt
-        if previous_ok and not loaded.changed and not loaded.removed and not strict:
+        # What changed since the last build that was published (not since the last parse: a build
+        # killed after parsing must not leave its notes looking up to date).
+        state = {n.path: n.digest for n in loaded.notes}
+        published = (cache.load_blob(f"state:{site_key}") or {}) if previous_ok else {}
+        changed = {path for path, digest in state.items() if published.get(path) != digest}
+        removed = set(published) - set(state)
+        if previous_ok and not changed and not removed and not strict:
             result.up_to_date = True
             result.notes = int(cache.get_meta(f"notes:{site_key}") or 0)
             result.diagnostics = [*loaded.diagnostics, *_decode_problems(cache.load_blob(f"resolve:{site_key}")),
@@ -109,9 +115,9 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         labels = labels_for(config.language)
         listing = hashlib.blake2b(marshal.dumps(sorted(listing_key(e) for e in entries)), digest_size=16).hexdigest()
         before = cache.page_fingerprints(site_key) if previous_ok else {}
-        bodies_only = previous_ok and not loaded.removed and cache.get_meta(f"listing:{site_key}") == listing
+        bodies_only = previous_ok and not removed and cache.get_meta(f"listing:{site_key}") == listing
         if bodies_only:  # no listing, neighbour or search entry changed: only the edited notes' own pages
-            pages = notes_only_plan(entries, set(loaded.changed), labels, salt)
+            pages = notes_only_plan(entries, changed, labels, salt)
             result.pages = len(before)
         else:
             pages = plan_site(entries, taxonomy, config, labels, salt, redirects_for(entries))
@@ -142,6 +148,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         else:
             cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
         cache.set_meta(f"listing:{site_key}", listing)
+        cache.save_blob(f"state:{site_key}", state)
         cache.set_meta(f"built:{site_key}", salt)
         cache.set_meta(f"notes:{site_key}", str(len(entries)))
         cache.save_blob(f"resolve:{site_key}", [encode_problem(d) for d in problems])

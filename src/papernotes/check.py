@@ -85,7 +85,7 @@ def duplicate_problems(notes: Sequence[Note]) -> list[Diagnostic]:
     for arxiv_id, group in by_arxiv.items():
         for other in group[1:]:
             report(group[0], other, f"same arXiv id {arxiv_id}")
-    for key, group in by_title.items():
+    for group in by_title.values():
         for other in group[1:]:
             report(group[0], other, "same title")
     # near-identical: compare titles sharing a prefix (cheap blocking instead of all pairs)

@@ -9,7 +9,6 @@ site-relative URL into one relative to the current page.
 """
 from __future__ import annotations
 
-import posixpath
 import re
 import tomllib
 from dataclasses import dataclass
