@@ -113,7 +113,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         from .theme import Theme, labels_for
 
         labels = labels_for(config.language)
-        listing = hashlib.blake2b(marshal.dumps(sorted(listing_key(e) for e in entries)), digest_size=16).hexdigest()
+        # entries come in path order (load_corpus sorts), so the digest needs no sort
+        listing = hashlib.blake2b(marshal.dumps([listing_key(e) for e in entries]), digest_size=16).hexdigest()
         before = cache.page_fingerprints(site_key) if previous_ok else {}
         bodies_only = previous_ok and not removed and cache.get_meta(f"listing:{site_key}") == listing
         if bodies_only:  # no listing, neighbour or search entry changed: only the edited notes' own pages
@@ -124,7 +125,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
             result.pages = len(pages)
         todo = [p for p in pages if before.get(p.url) != p.fingerprint]
         stale = set() if bodies_only else set(before) - {p.url for p in pages}
-        theme = Theme(config, corpus, cache_path(corpus).parent / "jinja" if use_cache else None)
+        theme = Theme(config, corpus, cache_path(corpus).parent / "jinja" if use_cache else None,
+                      precompile=len(todo) >= PARALLEL_PAGES)
         staging.begin(incremental=previous_ok)
         try:
             page_problems = _render_pages(theme, todo, staging, workers, progress)

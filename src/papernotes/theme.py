@@ -81,7 +81,8 @@ class Chrome:
 class Theme:
     """The Jinja environment plus everything a page render needs."""
 
-    def __init__(self, config: SiteConfig, corpus: Path, bytecode_dir: Path | None = None) -> None:
+    def __init__(self, config: SiteConfig, corpus: Path, bytecode_dir: Path | None = None,
+                 precompile: bool = True) -> None:
         self.config = config
         self.corpus = corpus
         self.labels = labels_for(config.language)
@@ -105,8 +106,9 @@ class Theme:
             return theme._rel(ctx, target)
 
         self.env.filters["rel"] = rel
-        for name in self.env.list_templates():  # compile once, before any worker forks
-            self.env.get_template(name)
+        if precompile:  # compile once, before any worker forks (a small rebuild loads what it uses)
+            for name in self.env.list_templates():
+                self.env.get_template(name)
         self._chrome: dict[str, Chrome] = {}
 
     def chrome(self, root: str) -> Chrome:
