@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from papernotes.build import build
 from papernotes.cli import app
 from papernotes.errors import CorpusError
-from papernotes.migrate import HEADER_KEY, convert_note, import_tree, render_note, source_text
+from papernotes.migrate import HEADER_KEY, convert_note, render_note, source_text
+from papernotes.migrate_tree import import_tree
 from papernotes.parse import parse_note, split_front_matter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mkdocs" / "docs"

@@ -1,6 +1,6 @@
 """CLI for the import stage: ``papernotes import-mkdocs DOCS DEST``.
 
-Thin: reads options, calls ``migrate.import_tree`` and prints its report. Wired into
+Thin: reads options, calls ``migrate_tree.import_tree`` and prints its report. Wired into
 the main app by ``register(app)``; imports are lazy so ``--help`` stays instant and
 this module can be imported from ``cli.py`` without a cycle.
 """
@@ -36,7 +36,8 @@ def register(app: typer.Typer) -> None:
         from .cli import err, fail, out
         from .config import CACHE_DIR
         from .errors import PapernotesError
-        from .migrate import REPORT, import_tree
+        from .migrate import REPORT
+        from .migrate_tree import import_tree
 
         try:
             result = import_tree(docs, dest, force=force, workers=jobs or None)
