@@ -24,15 +24,22 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-
 from . import __version__
 from .config import CACHE_DIR, CONFIG_NAME
 from .errors import CorpusError, Diagnostic, error, warning
+from .migrate import (
+    GENERATED,
+    INFO_CODES,
+    MANIFEST,
+    MD_LINK,
+    REPORT,
+    convert_note,
+    header_lines,
+    label_of,
+    render_note,
+)
 from .output import atomic_write
 from .taxonomy import SLUG, VENUE_ID
-
-from .migrate import GENERATED, INFO_CODES, MANIFEST, REPORT, MD_LINK, label_of, convert_note, header_lines, render_note
-
 
 PARALLEL_THRESHOLD = 300
 WRITE_THREADS = 16
