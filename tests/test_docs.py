@@ -27,10 +27,42 @@ def test_every_template_context_field_is_documented() -> None:
     """Each page context dataclass documents itself and each template uses one."""
     import dataclasses
 
-    from papernotes import pages
+    from papernotes import contexts as module
 
-    contexts = [obj for obj in vars(pages).values()
+    contexts = [obj for obj in vars(module).values()
                 if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__name__.endswith("Context")]
     assert len(contexts) >= 9
     for ctx in contexts:
         assert ctx.__doc__ and ctx.__doc__.strip(), ctx
+
+
+TEMPLATE_CONTEXTS = {
+    "venue_domain.html": "VenueDomainContext", "venue.html": "VenueContext", "domain.html": "DomainContext",
+    "domains.html": "DomainsIndexContext", "topic.html": "TopicContext", "topics.html": "TopicsIndexContext",
+    "home.html": "HomeContext", "note.html": "NoteContext", "redirect.html": "RedirectContext",
+}
+
+
+def test_templates_use_only_fields_their_context_documents() -> None:
+    import dataclasses
+    import re
+
+    from papernotes import contexts
+
+    templates = REPO / "src" / "papernotes" / "templates"
+    for name, context in TEMPLATE_CONTEXTS.items():
+        fields = {f.name for f in dataclasses.fields(getattr(contexts, context))}
+        used = set(re.findall(r"\bc\.(\w+)", (templates / name).read_text(encoding="utf-8")))
+        assert used and used <= fields, (name, used - fields)
+
+
+def test_every_setting_has_help_and_is_documented() -> None:
+    from papernotes.config import LLMConfig, SiteConfig, TaxonomyFiles
+
+    docs = (REPO / "README.md").read_text(encoding="utf-8") + (REPO / "docs" / "pipeline.md").read_text(encoding="utf-8")
+    for model in (SiteConfig, TaxonomyFiles, LLMConfig):
+        for name, field in model.model_fields.items():
+            if name in ("taxonomy", "llm"):
+                continue
+            assert field.description, (model.__name__, name)
+            assert name in docs, f"{model.__name__}.{name} is not documented in README.md or docs/pipeline.md"

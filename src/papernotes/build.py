@@ -27,7 +27,7 @@ from .output import Staging
 from .resolve import listing_key, resolve
 
 if TYPE_CHECKING:
-    from .pages import Page
+    from .contexts import Page
     from .theme import Theme
 
 Progress = Callable[[str, int, int], None]
@@ -108,7 +108,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
             raise BuildError(f"{len(result.errors)} error(s) in the corpus; nothing was written (--strict)")
 
         # the rendering half of the pipeline is imported only when something changed
-        from .pages import Page, notes_only_plan, plan_site
+        from .contexts import Page
+        from .pages import notes_only_plan, plan_site
         from .search import search_index
         from .theme import Theme, labels_for
 

@@ -41,7 +41,7 @@ class LLMConfig(BaseModel):
     requests_per_minute: float = Field(60.0, gt=0, description="Rate limit.")
     timeout: float = Field(120.0, gt=0, description="Seconds per request.")
     max_retries: int = Field(4, ge=0, le=20, description="Retries on 429/5xx/timeouts, with backoff.")
-    temperature: float = Field(0.2, ge=0, le=2)
+    temperature: float = Field(0.2, ge=0, le=2, description="Sampling temperature of the drafting model.")
     price_per_1k_input: float = Field(0.0, ge=0, description="For the cost summary.")
     price_per_1k_output: float = Field(0.0, ge=0, description="For the cost summary.")
 

@@ -3,7 +3,7 @@
 In: planned pages (and, for note pages, the note's Markdown body read from the
 corpus). Out: HTML bytes. Templates live in ``papernotes/templates`` and each
 receives ``page`` (the ``Page``), ``c`` (its context dataclass, documented in
-``pages.py``), ``site`` (the ``SiteConfig``), ``lang``, ``t`` (translations),
+``contexts.py``), ``site`` (the ``SiteConfig``), ``lang``, ``t`` (translations),
 ``root`` (relative path to the site root) and the ``rel`` filter that turns a
 site-relative URL into one relative to the current page.
 """
@@ -22,8 +22,8 @@ import jinja2
 from markupsafe import Markup
 
 from .config import SiteConfig
+from .contexts import NoteContext, Page, SiteLabels
 from .errors import Diagnostic, warning
-from .pages import NoteContext, Page, SiteLabels
 from .parse import split_front_matter
 from .render import markdown_body, rewrite_links
 
