@@ -124,3 +124,15 @@ def test_latex_style_delimiters_are_math_but_escaped_brackets_are_not() -> None:
     assert normalise_math(r"code `\(a\)` and 中文 \(注释\)") == r"code `\(a\)` and 中文 \(注释\)"
     assert inline_markdown(r"收敛 \(O(1/t)\)") == '收敛 <span class="math math-inline">\\(O(1/t)\\)</span>'
     assert title_html(r"QAOA\(^2\)") == 'QAOA<span class="math math-inline">\\(^2\\)</span>'
+
+
+def test_summaries_keep_markdown_but_not_raw_html() -> None:
+    from papernotes.render import inline_markdown
+
+    out = inline_markdown('**粗体** `code` $x<y$ [arXiv](https://arxiv.org/abs/1) <script>alert(1)</script> '
+                          '<img src=x onerror=alert(1)> <a href="javascript:x">j</a>')
+    assert "<strong>粗体</strong>" in out and "<code>code</code>" in out
+    assert '<span class="math math-inline">\\(x&lt;y\\)</span>' in out
+    assert '<a href="https://arxiv.org/abs/1">arXiv</a>' in out
+    assert "<script>" not in out and "<img" not in out and '<a href="javascript' not in out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out

@@ -154,7 +154,29 @@ def inline_markdown(text: str) -> str:
     out = m.group(1).strip() if m else out.strip()
     if "<a " in out:
         out = _HREF.sub(lambda a: a.group(0) if _ABSOLUTE.match(a.group(1)) else a.group(3), out)
-    return out
+    return _sanitise_inline(out) if "<" in out else out
+
+
+_INLINE_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
+_INLINE_ALLOWED = {"em", "strong", "code", "del", "sup", "sub", "br", "span", "a"}
+_SAFE_HREF = re.compile(r'^ href="(https?://[^"]*|mailto:[^"]*)"$')
+
+
+def _sanitise_inline(fragment: str) -> str:
+    """Summaries and titles reach every listing page and may come from fetched abstracts:
+    keep the tags Markdown itself produces, show any other (raw) HTML as text."""
+
+    def keep(m: re.Match[str]) -> str:
+        closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
+        if tag in _INLINE_ALLOWED and (
+            closing or not attrs or attrs.strip() == "/"
+            or (tag == "span" and attrs in (' class="math math-inline"', ' class="math math-display"'))
+            or (tag == "a" and _SAFE_HREF.match(attrs))
+        ):
+            return m.group(0)
+        return html.escape(m.group(0), quote=False)
+
+    return _INLINE_TAG.sub(keep, fragment)
 
 
 def title_html(title: str) -> str:
