@@ -66,7 +66,8 @@ def test_check_exit_status_and_json(tmp_path: Path) -> None:
     assert clean.exit_code == 0, clean.output
     note = next(corpus.glob("ICML2024/optimization/*.md"))
     text = note.read_text(encoding="utf-8")
-    note.write_text(text.replace("## 一句话总结\n", "## 一句话总结\n坏公式 $\\frac{a}{b}^^2$。\n\n", 1), encoding="utf-8")
+    note.write_text(text.replace("## 一句话总结\n", "## 一句话总结\n坏公式 $\\frac{a}{b}^^2$。\n\n", 1)
+                    + "\n见 [不存在的笔记](../nowhere/missing.md)。\n", encoding="utf-8")
     dup = corpus / "NeurIPS2023/optimization/dup.md"
     dup.write_text(text.replace("id: ", "id: dup-", 1), encoding="utf-8")
     (corpus / "ICLR2024/optimization/empty.md").write_text(
@@ -81,6 +82,9 @@ def test_check_exit_status_and_json(tmp_path: Path) -> None:
     assert ("NeurIPS2023/optimization/dup.md", "duplicate-paper") in codes
     assert ("ICLR2024/optimization/empty.md", "empty-section") in codes
     assert ("ICLR2024/optimization/empty.md", "missing-section") in codes
+    link = next(d for d in data["diagnostics"] if d["code"] == "broken-link")
+    assert (link["path"], link["severity"]) == (rel, "warning")
+    assert link["line"] == note.read_text(encoding="utf-8").split("\n").index("见 [不存在的笔记](../nowhere/missing.md)。") + 1
     math = next(d for d in data["diagnostics"] if d["code"] == "math")
     assert math["line"] == text.split("\n").index("## 一句话总结") + 2
 

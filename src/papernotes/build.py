@@ -88,8 +88,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         if previous_ok and not changed and not removed and not strict:
             result.up_to_date = True
             result.notes = int(cache.get_meta(f"notes:{site_key}") or 0)
-            result.diagnostics = [*loaded.diagnostics, *_decode_problems(cache.load_blob(f"resolve:{site_key}")),
-                                  *cache.page_problems(site_key)]
+            resolved = cache.load_blob(f"resolve:{site_key}") or ()
+            result.diagnostics = [*loaded.diagnostics, *map(decode_problem, resolved), *cache.page_problems(site_key)]
             result.pages = len(cache.page_fingerprints(site_key))
             result.seconds = time.perf_counter() - started
             return result
@@ -175,10 +175,6 @@ def _package_fingerprint() -> str:
             with open(path, "rb") as handle:
                 digest.update(handle.read())
     return digest.hexdigest()
-
-
-def _decode_problems(rows: list[tuple[str, int, str, str, str]] | None) -> list[Diagnostic]:
-    return [decode_problem(row) for row in rows or ()]
 
 
 # ------------------------------------------------------------ rendering

@@ -7,7 +7,6 @@ re-parses and re-renders only what changed. Deleting the directory is always saf
 from __future__ import annotations
 
 import marshal
-import pickle
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
@@ -17,7 +16,7 @@ from . import __version__
 from .errors import Diagnostic, Severity
 from .model import Note
 
-SCHEMA_VERSION = f"{__version__}-4"
+SCHEMA_VERSION = f"{__version__}-5"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -119,15 +118,16 @@ class BuildCache:
             self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
                                 ((site, u, f) for u, f in fingerprints.items()))
 
-    def page_problems(self, site: str) -> list[Any]:
-        return [pickle.loads(b) for (b,) in self.db.execute("SELECT record FROM page_problems WHERE site = ?", (site,))]
+    def page_problems(self, site: str) -> list[Diagnostic]:
+        return [decode_problem(marshal.loads(b))
+                for (b,) in self.db.execute("SELECT record FROM page_problems WHERE site = ?", (site,))]
 
-    def update_page_problems(self, site: str, cleared: Iterable[str], found: Iterable[tuple[str, Any]]) -> None:
+    def update_page_problems(self, site: str, cleared: Iterable[str], found: Iterable[tuple[str, Diagnostic]]) -> None:
         """Forget the problems of re-rendered or removed pages, then record the new ones."""
         with self.db:
             self.db.executemany("DELETE FROM page_problems WHERE site = ? AND url = ?", ((site, u) for u in cleared))
             self.db.executemany("INSERT INTO page_problems VALUES (?, ?, ?)",
-                                ((site, u, pickle.dumps(d)) for u, d in found))
+                                ((site, u, marshal.dumps(encode_problem(d))) for u, d in found))
 
     def get_meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -19,7 +19,7 @@ from pathlib import Path
 from .cache import BuildCache
 from .config import load_config, load_site_taxonomy
 from .corpus import cache_path, load_corpus
-from .errors import CorpusError, Diagnostic, error, warning
+from .errors import CorpusError, Diagnostic, error, text_line, warning
 from .model import SECTIONS, Entry, Note
 from .pages import resolve_local_link, site_urls
 from .parse import split_front_matter
@@ -101,14 +101,20 @@ def duplicate_problems(notes: Sequence[Note]) -> list[Diagnostic]:
     return problems
 
 
-def link_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
+def link_problems(root: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
     by_path = {e.note.path: e.url for e in entries}
     urls = site_urls(entries)
     problems = []
     for entry in entries:
-        for target in entry.note.local_links:
-            if resolve_local_link(entry, target, by_path, urls) is None:
-                problems.append(warning(entry.note.path, 0, f"broken link: {target}", "broken-link"))
+        broken = [t for t in entry.note.local_links if resolve_local_link(entry, t, by_path, urls) is None]
+        if not broken:
+            continue
+        try:
+            text = (root / entry.note.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        for target in broken:
+            problems.append(warning(entry.note.path, text_line(text, target), f"broken link: {target}", "broken-link"))
     return problems
 
 
@@ -203,7 +209,7 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     for note in notes:
         diagnostics.extend(section_problems(note))
     diagnostics.extend(duplicate_problems(notes))
-    diagnostics.extend(link_problems(entries))
+    diagnostics.extend(link_problems(root, entries))
     diagnostics.extend(topic_problems(entries))
     if options.formulas:
         diagnostics.extend(formula_problems(root, notes, cache_file))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from .model import Note
-from .taxonomy import Domain, Taxonomy, Topic
+from .taxonomy import Taxonomy, Topic
 
 
 def rule_text(note: Note) -> str:
@@ -35,14 +35,6 @@ def rule_domain_scores(note: Note, taxonomy: Taxonomy) -> dict[str, int]:
     for owner, phrase in taxonomy.domain_index.hits(rule_text(note)):
         phrases.setdefault(owner, set()).add(phrase)
     return {slug: len(found) for slug, found in phrases.items()}
-
-
-def rule_domain(note: Note, taxonomy: Taxonomy) -> Domain | None:
-    scores = rule_domain_scores(note, taxonomy)
-    if not scores:
-        return None
-    best = max(scores.items(), key=lambda kv: (kv[1], -taxonomy.domains[kv[0]].order))
-    return taxonomy.domains[best[0]]
 
 
 _EMPTY_VALUES = ("", '""', "''", "null", "~", "Null", "NULL")

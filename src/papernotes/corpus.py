@@ -36,10 +36,6 @@ class LoadedCorpus:
     notes: tuple[Note, ...]
     """Every note that parsed (possibly with errors), sorted by path."""
     diagnostics: tuple[Diagnostic, ...]
-    changed: frozenset[str]
-    """Paths parsed afresh in this run (new or modified files)."""
-    removed: frozenset[str]
-    """Paths in the cache that no longer exist."""
 
 
 def scan(root: Path) -> Iterator[SourceFile]:
@@ -68,7 +64,9 @@ def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]
         data = (root / rel).read_bytes()
     except OSError as exc:
         return None, [error(rel, 0, f"cannot read file: {exc.strerror}", "io")], ""
-    from .parse import parse_note  # yaml and the Markdown engine load only when a file changed
+    from .parse import (
+        parse_note,  # yaml and the Markdown engine load only when a file changed
+    )
 
     digest = hashlib.sha1(data).hexdigest()
     try:
@@ -133,4 +131,4 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None) -> Lo
         if note is not None:
             notes.append(note)
         diagnostics.extend(problems)
-    return LoadedCorpus(tuple(notes), tuple(diagnostics), frozenset(by_path), removed)
+    return LoadedCorpus(tuple(notes), tuple(diagnostics))

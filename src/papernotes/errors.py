@@ -38,6 +38,12 @@ class Diagnostic:
         return self.severity is Severity.ERROR
 
 
+def text_line(text: str, needle: str) -> int:
+    """1-based line of the first occurrence of ``needle`` in ``text``; 0 when absent."""
+    idx = text.find(needle)
+    return text.count("\n", 0, idx) + 1 if idx >= 0 else 0
+
+
 def warning(path: str, line: int, message: str, code: str) -> Diagnostic:
     return Diagnostic(path, line, message, Severity.WARNING, code)
 

@@ -124,7 +124,5 @@ class Entry:
     topics: tuple[Topic, ...]
     url: str
     """Site-relative URL of the note page, e.g. ``ICML2026/optimization/foo/``."""
-    sort_key: str = field(default="")
-    """The note's slug: listings are ordered by it."""
     order: tuple[int, str, str, str] = field(default=(0, "", "", ""))
     """Site-wide order: newest venue first, then venue id, domain slug and slug."""

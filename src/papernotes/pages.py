@@ -158,7 +158,7 @@ def plan_site(entries: Iterable[Entry], taxonomy: Taxonomy, config: SiteConfig, 
 
     # venue x domain pages and note pages
     for (venue_id, slug), cell in by_cell.items():
-        cell.sort(key=lambda e: e.sort_key)
+        cell.sort(key=lambda e: e.note.slug)
         venue, domain = cell[0].venue, cell[0].domain
         cross = tuple(
             Link(venue_label(v), f"{v.id}/{slug}/", len(by_cell[(v.id, slug)]))
@@ -200,7 +200,7 @@ def plan_site(entries: Iterable[Entry], taxonomy: Taxonomy, config: SiteConfig, 
         ordered = [v for v in venues if v.id in per_venue]
         sections = tuple(
             DomainSection(Link(venue_label(v), f"{v.id}/{slug}/", len(per_venue[v.id])),
-                          tuple(paper_item(e) for e in sorted(per_venue[v.id], key=lambda e: e.sort_key)))
+                          tuple(paper_item(e) for e in sorted(per_venue[v.id], key=lambda e: e.note.slug)))
             for v in ordered
         )
         ctx = DomainContext(
@@ -326,7 +326,7 @@ def notes_only_plan(entries: list[Entry], changed_paths: set[str], labels: SiteL
     urls = site_urls(entries)
     pages = []
     for cell in by_cell.values():
-        cell.sort(key=lambda e: e.sort_key)
+        cell.sort(key=lambda e: e.note.slug)
         for i, entry in enumerate(cell):
             if entry.note.path in changed_paths:
                 prev = cell[i - 1] if i > 0 else None

@@ -64,7 +64,7 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
             topics = note_topics(note, taxonomy)
             if note.topics is None:
                 memo[note.digest] = tuple(t.slug for t in topics)
-        entries.append(Entry(note, venue, domain, topics, url, note.slug,
+        entries.append(Entry(note, venue, domain, topics, url,
                              (-venue.date.toordinal(), venue.id, domain.slug, note.slug)))
     return entries, problems
 

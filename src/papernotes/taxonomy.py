@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, Diagnostic, error
+from .errors import ConfigError, Diagnostic, error, text_line
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -239,10 +239,6 @@ def _toml_error_line(message: str) -> int:
     return int(m.group(1)) if m else 0
 
 
-def _line_of(text: str, needle: str) -> int:
-    idx = text.find(needle)
-    return text.count("\n", 0, idx) + 1 if idx >= 0 else 0
-
 
 def _entries(data: dict[str, Any], key: str, path: Path, problems: list[Diagnostic]) -> list[dict[str, Any]]:
     value = data.get(key, [])
@@ -293,7 +289,7 @@ class _Loader:
         data, text = self._load(path, "venue taxonomy")
         for entry in _entries(data, "series", path, self.problems):
             sid = entry.get("id")
-            where = (str(path), _line_of(text, f'"{sid}"'))
+            where = (str(path), text_line(text, f'"{sid}"'))
             if not isinstance(sid, str) or not sid:
                 self.problems.append(error(str(path), 0, "a [[series]] entry has no `id`", "taxonomy"))
                 continue
@@ -312,7 +308,7 @@ class _Loader:
             )
         for entry in _entries(data, "venue", path, self.problems):
             vid, date = entry.get("id"), entry.get("date")
-            where = (str(path), _line_of(text, f'"{vid}"'))
+            where = (str(path), text_line(text, f'"{vid}"'))
             if not isinstance(vid, str) or not VENUE_ID.match(vid):
                 self.problems.append(error(*where, f"venue id {vid!r} must look like ICML2026", "taxonomy"))
                 continue
@@ -330,7 +326,7 @@ class _Loader:
         data, text = self._load(path, "domain taxonomy")
         for entry in _entries(data, "domain", path, self.problems):
             slug = entry.get("slug")
-            where = (str(path), _line_of(text, f'"{slug}"'))
+            where = (str(path), text_line(text, f'"{slug}"'))
             if not isinstance(slug, str) or not SLUG.match(slug):
                 self.problems.append(error(*where, f"domain slug {slug!r} must be lower-case letters, digits, _ or -", "taxonomy"))
                 continue
@@ -348,7 +344,7 @@ class _Loader:
         data, text = self._load(path, "topic taxonomy")
         for entry in _entries(data, "topic", path, self.problems):
             slug = entry.get("slug")
-            where = (str(path), _line_of(text, f'"{slug}"'))
+            where = (str(path), text_line(text, f'"{slug}"'))
             if not isinstance(slug, str) or not SLUG.match(slug):
                 self.problems.append(error(*where, f"topic slug {slug!r} must be lower-case letters, digits, _ or -", "taxonomy"))
                 continue

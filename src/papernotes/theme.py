@@ -23,7 +23,7 @@ from markupsafe import Markup
 
 from .config import SiteConfig
 from .contexts import NoteContext, Page, SiteLabels
-from .errors import Diagnostic, warning
+from .errors import Diagnostic, text_line, warning
 from .parse import split_front_matter
 from .render import markdown_body, rewrite_links
 
@@ -170,7 +170,7 @@ class Theme:
 
             html, broken = rewrite_links(html, resolve)
             for href in broken:
-                problems.append(warning(note.path, _line_of(text, href), f"broken link: {href}", "broken-link"))
+                problems.append(warning(note.path, text_line(text, href), f"broken link: {href}", "broken-link"))
         toc = [h for h in rendered.toc if h.level == 2]
         summary_in_body = any(s.key == "summary" for s in note.sections)
         return {"body_html": html, "toc": toc, "has_summary_section": summary_in_body,
@@ -185,11 +185,6 @@ def _bytecode_cache(directory: Path | None) -> jinja2.BytecodeCache | None:
     except OSError:
         return None
     return jinja2.FileSystemBytecodeCache(str(directory))
-
-
-def _line_of(text: str, needle: str) -> int:
-    idx = text.find(needle)
-    return text.count("\n", 0, idx) + 1 if idx >= 0 else 0
 
 
 def _context_has_math(ctx: Any) -> bool:
