@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from papernotes.build import BuildResult, build
+from papernotes.site.build import BuildResult, build
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from papernotes.serve import DevServer
+from papernotes.site.serve import DevServer
 
 CHROMIUM = os.environ.get("PAPERNOTES_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api")

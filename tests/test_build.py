@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, write_note
-from papernotes.build import build
+from papernotes.site.build import build
 from papernotes.errors import BuildError
 from sitecheck import dead_links, internal_links, page_lines, resolve_link
 
@@ -187,7 +187,7 @@ def test_failed_build_leaves_the_previous_site_untouched(tmp_path: Path, monkeyp
     for note in corpus.rglob("*.md"):  # change every page
         note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n改。\n", 1),
                         encoding="utf-8")
-    import papernotes.theme as theme
+    import papernotes.site.theme as theme
 
     calls = {"n": 0}
     real = theme.Theme.render
@@ -255,7 +255,7 @@ def test_interrupted_publish_is_completed_from_the_journal(tmp_path: Path) -> No
     """A build killed while moving staged pages into place: the next build finishes the moves first."""
     import json
 
-    from papernotes.output import Staging
+    from papernotes.site.publish import Staging
 
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus)
@@ -306,7 +306,7 @@ def test_a_build_killed_after_parsing_does_not_hide_the_edit(tmp_path: Path, mon
     note = next(corpus.glob("ICML2024/optimization/*.md"))
     note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n标记 KQXZ。\n\n", 1),
                     encoding="utf-8")
-    import papernotes.build as build_module
+    import papernotes.site.build as build_module
 
     def crash(*args, **kwargs):  # type: ignore[no-untyped-def]
         raise KeyboardInterrupt  # as if the process died right after the parse cache was updated

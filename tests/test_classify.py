@@ -22,14 +22,13 @@ pytest.importorskip("sklearn")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from papernotes.cache import BuildCache  # noqa: E402
-from papernotes.classify import with_domain  # noqa: E402
-from papernotes.classify_model import Misfile, evaluate, predict, suspected_misfiles  # noqa: E402
+from papernotes.site.cache import BuildCache  # noqa: E402
+from papernotes.classify.rules import with_domain  # noqa: E402
+from papernotes.classify.learned import Misfile, evaluate, predict, suspected_misfiles  # noqa: E402
 from papernotes.cli import app  # noqa: E402
-from papernotes.cli_classify import register  # noqa: E402
-from papernotes.corpus import load_corpus  # noqa: E402
-from papernotes.model import Note  # noqa: E402
-from papernotes.parse import parse_note  # noqa: E402
+from papernotes.corpus.load import load_corpus  # noqa: E402
+from papernotes.corpus.model import Note  # noqa: E402
+from papernotes.corpus.parse import parse_note  # noqa: E402
 from papernotes.taxonomy import Taxonomy, load_taxonomy  # noqa: E402
 
 FIXTURE = Path(__file__).parent / "fixtures" / "classify"
@@ -60,11 +59,7 @@ def predictions(notes: tuple[Note, ...], taxonomy: Taxonomy) -> dict[str, object
 
 @pytest.fixture
 def runner() -> CliRunner:
-    """The real app with ``classify`` registered; the app is restored afterwards."""
-    before = list(app.registered_commands)
-    register(app)
-    yield CliRunner()
-    app.registered_commands[:] = before
+    return CliRunner()
 
 
 def corpus_bytes(root: Path) -> dict[str, bytes]:
@@ -271,6 +266,6 @@ def test_cli_missing_corpus(runner: CliRunner, tmp_path: Path) -> None:
 
 
 def test_heavy_imports_are_lazy() -> None:
-    code = ("import sys, papernotes.classify_model, papernotes.cli_classify; "
+    code = ("import sys, papernotes.classify.learned, papernotes.cli.classify; "
             "assert 'sklearn' not in sys.modules and 'scipy' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

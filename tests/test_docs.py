@@ -27,7 +27,7 @@ def test_every_template_context_field_is_documented() -> None:
     """Each page context dataclass documents itself and each template uses one."""
     import dataclasses
 
-    from papernotes import contexts as module
+    from papernotes.site import contexts as module
 
     contexts = [obj for obj in vars(module).values()
                 if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__name__.endswith("Context")]
@@ -47,7 +47,7 @@ def test_templates_use_only_fields_their_context_documents() -> None:
     import dataclasses
     import re
 
-    from papernotes import contexts
+    from papernotes.site import contexts
 
     templates = REPO / "src" / "papernotes" / "templates"
     for name, context in TEMPLATE_CONTEXTS.items():

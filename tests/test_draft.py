@@ -16,13 +16,12 @@ import pytest
 from typer.testing import CliRunner
 
 from papernotes.cli import app
-from papernotes.cli_pipeline import register
-from papernotes.draft import SECTION_KEYS, draft, find_stubs, validate_reply
-from papernotes.extractive import Keyphraser, extract, split_sentences, textrank
-from papernotes.ingest import ingest, read_front
-from papernotes.llm import LLMError, RateLimiter, retry_after
-from papernotes.parse import parse_note
-from papernotes.sources import SourceRequest
+from papernotes.intake.draft import SECTION_KEYS, draft, find_stubs, validate_reply
+from papernotes.intake.extractive import Keyphraser, extract, split_sentences, textrank
+from papernotes.intake.ingest import ingest, read_front
+from papernotes.intake.llm import LLMError, RateLimiter, retry_after
+from papernotes.corpus.parse import parse_note
+from papernotes.intake.sources import SourceRequest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from llm_server import (  # noqa: E402
@@ -39,7 +38,6 @@ from llm_server import (  # noqa: E402
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sources"
-register(app)
 runner = CliRunner()
 
 LORA = ("An important paradigm of natural language processing consists of large-scale pre-training on general "
@@ -389,8 +387,6 @@ def test_retry_after_header_forms() -> None:
 CHILD = """
 import sys
 from papernotes.cli import app
-from papernotes.cli_pipeline import register
-register(app)
 app(["draft", sys.argv[1], "-q"], prog_name="papernotes")
 """
 

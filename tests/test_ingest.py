@@ -13,13 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from papernotes.cli import app
-from papernotes.cli_pipeline import register
 from papernotes.errors import CorpusError
-from papernotes.ingest import MANIFEST, fold_duplicates, ingest, read_front, render_note
-from papernotes.parse import parse_note
-from papernotes.sources import Paper, SourceError, SourceRequest, load_source, title_key
-from papernotes.sources import openreview as openreview_source
-from papernotes.sources.venues import resolve_venue
+from papernotes.intake.ingest import MANIFEST, fold_duplicates, ingest, read_front, render_note
+from papernotes.corpus.parse import parse_note
+from papernotes.intake.sources import Paper, SourceError, SourceRequest, load_source, title_key
+from papernotes.intake.sources import openreview as openreview_source
+from papernotes.intake.sources.venues import resolve_venue
 from papernotes.taxonomy import load_taxonomy
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sources"
@@ -29,7 +28,6 @@ BIB = FIXTURES / "refs.bib"
 CSV = FIXTURES / "papers.csv"
 JSON = FIXTURES / "papers.json"
 
-register(app)
 runner = CliRunner()
 
 

@@ -17,12 +17,12 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from papernotes.build import build
+from papernotes.site.build import build
 from papernotes.cli import app
 from papernotes.errors import CorpusError
-from papernotes.migrate import HEADER_KEY, convert_note, render_note, source_text
-from papernotes.migrate_tree import import_tree
-from papernotes.parse import parse_note, split_front_matter
+from papernotes.migrate.convert import HEADER_KEY, convert_note, render_note, source_text
+from papernotes.migrate.tree import import_tree
+from papernotes.corpus.parse import parse_note, split_front_matter
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mkdocs" / "docs"
 NOTES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("*/*/*.md")

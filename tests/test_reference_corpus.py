@@ -15,11 +15,11 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import yaml
 
-from papernotes.build import build
-from papernotes.formulas import extract_formulas
-from papernotes.migrate import source_text
-from papernotes.migrate_tree import import_tree
-from papernotes.parse import split_front_matter
+from papernotes.site.build import build
+from papernotes.check.formulas import extract_formulas
+from papernotes.migrate.convert import source_text
+from papernotes.migrate.tree import import_tree
+from papernotes.corpus.parse import split_front_matter
 
 DOCS = Path(os.environ.get("PAPERNOTES_REFERENCE_DOCS") or Path(__file__).parents[2] / "shared/corpus/paper-notes/docs")
 

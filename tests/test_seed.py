@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED, write_note
-from papernotes.build import build
+from papernotes.site.build import build
 from sitecheck import page_lines
 
 SEED = SHARED / "seed" / "000_d162a9862290b5ef.txt"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from papernotes.serve import EVENTS_PATH, DevServer
+from papernotes.site.serve import EVENTS_PATH, DevServer
 
 
 @pytest.fixture()

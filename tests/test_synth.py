@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from papernotes.build import build
-from papernotes.cache import BuildCache
-from papernotes.corpus import load_corpus
+from papernotes.site.build import build
+from papernotes.site.cache import BuildCache
+from papernotes.corpus.load import load_corpus
 
 SYNTH = Path(__file__).resolve().parent.parent / "benchmarks" / "synth.py"
 
@@ -58,7 +58,7 @@ def test_200_notes_parse_without_errors_and_build(synth, tmp_path: Path) -> None
 
 def test_200_notes_pass_papernotes_check(synth, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Formulas render in KaTeX, arXiv ids and titles are unique, sections are complete."""
-    from papernotes.check import CheckOptions, check_corpus
+    from papernotes.check.run import CheckOptions, check_corpus
 
     corpus = tmp_path / "corpus"
     synth.generate(corpus, 200, seed=5)

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from papernotes.classify import note_topics
+from papernotes.classify.rules import note_topics
 from papernotes.errors import ConfigError
-from papernotes.parse import parse_note
+from papernotes.corpus.parse import parse_note
 from papernotes.taxonomy import load_taxonomy
 
 

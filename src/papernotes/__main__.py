@@ -1,3 +1,3 @@
-from .cli import run
+from papernotes.cli import run
 
 run()

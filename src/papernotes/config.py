@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ConfigError, Diagnostic, error
-from .taxonomy import Taxonomy, load_taxonomy
+from papernotes.errors import ConfigError, Diagnostic, error
+from papernotes.taxonomy import Taxonomy, load_taxonomy
 
 CONFIG_NAME = "papernotes.toml"
 CACHE_DIR = ".papernotes"

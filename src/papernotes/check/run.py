@@ -1,0 +1,221 @@
+"""Check stage: every problem in a corpus, with ``path:line``, before publishing.
+
+In: a corpus directory (and optionally a built site). Out: a list of
+``Diagnostic`` records. Errors (bad front matter, missing required fields,
+duplicate ids or papers, formulas KaTeX rejects) make ``papernotes check`` exit
+non-zero; warnings (missing or empty sections, broken links, suspected
+misfiles, unknown taxonomy names, count mismatches on a built site) do not.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from papernotes.site.cache import BuildCache
+from papernotes.config import load_config, load_site_taxonomy
+from papernotes.corpus.load import cache_path, load_corpus
+from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
+from papernotes.corpus.model import SECTIONS, Entry, Note
+from papernotes.site.plan import resolve_local_link, site_urls
+from papernotes.corpus.parse import split_front_matter
+from papernotes.site.resolve import resolve
+from papernotes.taxonomy import Taxonomy
+
+REQUIRED_SECTIONS = ("summary", "background", "method", "experiments", "highlights", "limitations")
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    formulas: bool = True
+    """Validate every formula with KaTeX (cached)."""
+    classifier: bool = True
+    """Report suspected misfiles with the learned classifier."""
+    misfile_threshold: float = 0.8
+    site: Path | None = None
+    """A built site whose pages are compared with the corpus."""
+
+
+def normalise_title(title: str) -> str:
+    text = unicodedata.normalize("NFKC", title).casefold()
+    return re.sub(r"[\W_]+", "", text)
+
+
+def section_problems(note: Note) -> list[Diagnostic]:
+    if note.status == "stub":
+        return []
+    found = {s.key: s for s in note.sections if s.key}
+    problems = []
+    for key in REQUIRED_SECTIONS:
+        zh, en, _ = SECTIONS[key]
+        heading = en if note.lang == "en" else zh
+        info = found.get(key)
+        if info is None:
+            if key == "summary" and note.summary:
+                continue
+            problems.append(warning(note.path, note.body_line, f"missing section `## {heading}`", "missing-section"))
+        elif info.chars == 0:
+            problems.append(warning(note.path, info.line, f"empty section `## {info.heading}`", "empty-section"))
+    return problems
+
+
+def duplicate_problems(notes: Sequence[Note]) -> list[Diagnostic]:
+    """Same arXiv id, or (near-)identical titles, anywhere in the corpus."""
+    problems: list[Diagnostic] = []
+    by_arxiv: dict[str, list[Note]] = defaultdict(list)
+    by_title: dict[str, list[Note]] = defaultdict(list)
+    for note in notes:
+        if note.arxiv_id:
+            by_arxiv[note.arxiv_id].append(note)
+        if note.title:
+            by_title[normalise_title(note.title)].append(note)
+    reported: set[tuple[str, str]] = set()
+
+    def report(a: Note, b: Note, why: str) -> None:
+        pair = (a.path, b.path)
+        if pair in reported or a.path == b.path:
+            return
+        reported.add(pair)
+        problems.append(error(b.path, b.line_of("title"), f"duplicate paper: {why} as {a.path}", "duplicate-paper"))
+
+    for arxiv_id, group in by_arxiv.items():
+        for other in group[1:]:
+            report(group[0], other, f"same arXiv id {arxiv_id}")
+    for group in by_title.values():
+        for other in group[1:]:
+            report(group[0], other, "same title")
+    # near-identical: compare titles sharing a prefix (cheap blocking instead of all pairs)
+    blocks: dict[str, list[tuple[str, Note]]] = defaultdict(list)
+    for key, group in by_title.items():
+        if len(key) >= 12:
+            blocks[key[:8]].append((key, group[0]))
+    for block in blocks.values():
+        for i, (ka, a) in enumerate(block):
+            for kb, b in block[i + 1:]:
+                if SequenceMatcher(None, ka, kb).ratio() >= 0.95:
+                    report(a, b, "near-identical title")
+    return problems
+
+
+def link_problems(root: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
+    by_path = {e.note.path: e.url for e in entries}
+    urls = site_urls(entries)
+    problems = []
+    for entry in entries:
+        broken = [t for t in entry.note.local_links if resolve_local_link(entry, t, by_path, urls) is None]
+        if not broken:
+            continue
+        try:
+            text = (root / entry.note.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        for target in broken:
+            problems.append(warning(entry.note.path, text_line(text, target), f"broken link: {target}", "broken-link"))
+    return problems
+
+
+def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
+    problems = []
+    for entry in entries:
+        note = entry.note
+        if note.topics is None:
+            continue
+        for topic in entry.topics:
+            if not topic.known:
+                problems.append(warning(note.path, note.line_of("topics"),
+                                        f"topic {topic.zh!r} is not in the taxonomy (shown as written)", "unknown-topic"))
+        if len(entry.topics) != len(note.topics):
+            problems.append(warning(note.path, note.line_of("topics"), "a topic is listed twice", "duplicate-topic"))
+    return problems
+
+
+def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
+    from papernotes.check.formulas import FormulaChecker, extract_formulas, lost_escape
+
+    problems: list[Diagnostic] = []
+    groups = []
+    for note in notes:
+        try:
+            text = (root / note.path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        _, body, body_line = split_front_matter(text.replace("\r\n", "\n"))
+        formulas = extract_formulas(body, body_line) if ("$" in body or "\\(" in body or "\\[" in body) else []
+        groups.append((note, formulas))
+        for formula in formulas:
+            if (hint := lost_escape(formula.tex)) is not None:
+                problems.append(warning(note.path, formula.line, hint, "math-escape"))
+    with FormulaChecker(cache_file) as checker:
+        for note, formula, message in checker.check_many(groups):
+            short = formula.tex if len(formula.tex) <= 60 else formula.tex[:57] + "…"
+            problems.append(error(note.path, formula.line, f"formula does not render ({message}): {short}", "math"))
+    return problems
+
+
+def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float) -> list[Diagnostic]:
+    try:
+        from papernotes.classify.learned import suspected_misfiles
+    except ImportError:  # the learned classifier is optional (scikit-learn)
+        return []
+    labelled = [n for n in notes if n.domain]
+    problems = []
+    for m in suspected_misfiles(labelled, taxonomy, threshold):
+        problems.append(warning(m.path, m.line,
+                                f"suspected misfile: filed under {m.current!r}, the classifier says {m.predicted!r} "
+                                f"(p={m.probability:.2f})", "misfile"))
+    return problems
+
+
+def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
+    """Compare a built site's venue x domain pages with the corpus: every note listed, counts honest."""
+    problems = []
+    cells: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    for e in entries:
+        cells[(e.venue.id, e.domain.slug)].append(e)
+    item = re.compile(r"<dt><a href=\"([^\"]+)\"")
+    count = re.compile(r'class="venue-line">.*?·\s*(\d+)', re.S)
+    for (venue, domain), group in cells.items():
+        page = site / venue / domain / "index.html"
+        where = str(page)
+        if not page.is_file():
+            problems.append(error(where, 0, f"page missing for {len(group)} note(s)", "site-count"))
+            continue
+        html = page.read_text(encoding="utf-8")
+        listed = len(item.findall(html))
+        shown = count.search(html)
+        if listed != len(group) or (shown and int(shown.group(1)) != len(group)):
+            problems.append(error(where, 0, f"lists {listed} note(s), says {shown.group(1) if shown else '?'}, "
+                                            f"corpus has {len(group)}; rebuild the site", "site-count"))
+    return problems
+
+
+def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[list[Diagnostic], int]:
+    """All diagnostics for ``root`` and the number of notes checked."""
+    root = root.resolve()
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
+    config, _ = load_config(root)
+    taxonomy = load_site_taxonomy(root, config)
+    cache_file = cache_path(root)
+    with BuildCache(cache_file) as cache:
+        loaded = load_corpus(root, cache)
+    entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy)
+    diagnostics = [*loaded.diagnostics, *problems]
+    notes = list(loaded.notes)
+    for note in notes:
+        diagnostics.extend(section_problems(note))
+    diagnostics.extend(duplicate_problems(notes))
+    diagnostics.extend(link_problems(root, entries))
+    diagnostics.extend(topic_problems(entries))
+    if options.formulas:
+        diagnostics.extend(formula_problems(root, notes, cache_file))
+    if options.classifier:
+        diagnostics.extend(misfile_problems(notes, taxonomy, options.misfile_threshold))
+    if options.site is not None:
+        diagnostics.extend(site_problems(options.site, entries))
+    diagnostics.sort(key=lambda d: (d.path, d.line, d.code))
+    return diagnostics, len(notes)

@@ -1,0 +1,66 @@
+"""The Typer application and what every command shares: consoles, diagnostics, errors.
+
+Command modules (``cli.site``, ``cli.intake``, ``cli.classify``, ``cli.migrate``)
+import ``app`` from here and register with ``@app.command``; ``cli/__init__`` imports
+them all. Errors of the ``PapernotesError`` family become a message and an exit
+code here and nowhere else.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from papernotes import __version__
+from papernotes.errors import Diagnostic, PapernotesError
+
+app = typer.Typer(
+    name="papernotes",
+    help="Turn a corpus of structured paper notes into a fast, searchable static site.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+)
+err = Console(stderr=True, highlight=False, emoji=False)
+out = Console(highlight=False, emoji=False)
+
+CorpusArg = Annotated[Path, typer.Argument(help="Corpus directory (notes + optional papernotes.toml).",
+                                           exists=False, file_okay=False, show_default=False)]
+
+
+def _version(value: bool) -> None:
+    if value:
+        out.print(f"papernotes {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(version: Annotated[Optional[bool], typer.Option("--version", callback=_version, is_eager=True,
+                                                         help="Show the version and exit.")] = None) -> None:
+    """papernotes: ingest → draft → classify → check → build → serve."""
+
+
+def report(diagnostics: list[Diagnostic], warning_limit: int | None = 50) -> None:
+    """Print diagnostics as ``path:line: severity: message``: every error, then warnings up to a limit."""
+    ordered = sorted(dict.fromkeys(diagnostics), key=lambda d: (not d.is_error, d.path, d.line))
+    errors = [d for d in ordered if d.is_error]
+    warnings = [d for d in ordered if not d.is_error]
+    shown = warnings if warning_limit is None else warnings[:warning_limit]
+    color = err.is_terminal and not err.no_color
+    lines = []
+    for d in [*errors, *shown]:
+        text = str(d)
+        lines.append(f"\x1b[{31 if d.is_error else 33}m{text}\x1b[0m" if color else text)
+    if len(shown) < len(warnings):
+        lines.append(f"… and {len(warnings) - len(shown)} more warning(s); `papernotes check` lists them all")
+    if lines:  # one write: rich's per-line rendering is slow for thousands of lines
+        err.file.write("\n".join(lines) + "\n")
+        err.file.flush()
+
+
+def fail(exc: PapernotesError) -> typer.Exit:
+    err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+    return typer.Exit(exc.exit_code)

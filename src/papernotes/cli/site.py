@@ -1,0 +1,149 @@
+"""Site commands: ``build``, ``serve``, ``check`` and ``new``.
+
+Thin: each reads its options, calls one stage and prints what it did. Stage
+modules are imported inside the commands so ``papernotes --help`` stays instant.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from papernotes.cli.app import CorpusArg, app, err, fail, out, report
+from papernotes.errors import PapernotesError
+
+
+@app.command()
+def build(
+    corpus: CorpusArg,
+    output: Annotated[Path, typer.Option("-o", "--output", help="Site directory to (re)build.")] = Path("site"),
+    strict: Annotated[bool, typer.Option(help="Fail, writing nothing, if any note has an error.")] = False,
+    jobs: Annotated[int, typer.Option("-j", "--jobs", help="Worker processes (default: all cores).")] = 0,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore and do not update the build cache.")] = False,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
+) -> None:
+    """Build the static site. Only pages whose inputs changed are re-rendered."""
+    import gc
+
+    from papernotes.site.build import build as run_build
+
+    # Many small acyclic records are allocated: fewer, cheaper collections (imports frozen out of them).
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    from papernotes.cli.progress import progress_bar
+
+    try:
+        with progress_bar(err, disable=quiet) as progress:
+            result = run_build(corpus, output, strict=strict, workers=jobs or None, progress=progress,
+                               use_cache=not no_cache)
+    except PapernotesError as exc:
+        raise fail(exc) from None
+    report(result.diagnostics if not quiet else result.errors)
+    if not quiet:
+        state = "up to date" if result.up_to_date else f"{result.rendered} page(s) rendered, {result.removed} removed"
+        out.print(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s",
+                  soft_wrap=True)
+    if result.errors:
+        err.print(f"[yellow]{len(result.errors)} note(s) skipped because of errors[/yellow]")
+
+
+@app.command()
+def serve(
+    corpus: CorpusArg,
+    port: Annotated[int, typer.Option("-p", "--port", help="Port on 127.0.0.1 (0 picks a free one).")] = 8000,
+    output: Annotated[Optional[Path], typer.Option("-o", "--output",
+                                                   help="Site directory (default: CORPUS/.papernotes/serve).")] = None,
+    interval: Annotated[float, typer.Option(help="Seconds between checks for changed notes.")] = 0.5,
+) -> None:
+    """Build, serve on 127.0.0.1 only, rebuild when a note changes and reload open pages."""
+    from papernotes.site.serve import DevServer, default_site_dir, wait_forever
+
+    site = output or default_site_dir(corpus)
+
+    def on_build(result) -> None:  # type: ignore[no-untyped-def]
+        report(result.diagnostics, warning_limit=20)
+        if not result.up_to_date:
+            out.print(f"built {result.notes} notes ({result.rendered} page(s)) in {result.seconds:.2f}s")
+
+    def on_error(exc: Exception) -> None:
+        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+
+    try:
+        server = DevServer(corpus, site, port, interval, on_build=on_build, on_error=on_error)
+    except PapernotesError as exc:
+        raise fail(exc) from None
+    except OSError as exc:
+        err.print(f"[red]error:[/red] cannot listen on 127.0.0.1:{port}: {exc.strerror}")
+        raise typer.Exit(1) from None
+    if server.last_result is None:
+        server.server_close()
+        raise typer.Exit(1)
+    server.start()
+    out.print(f"serving {corpus} at [bold]{server.url}[/bold] (Ctrl+C to stop)")
+    try:
+        wait_forever()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+@app.command()
+def check(
+    corpus: CorpusArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print diagnostics as JSON.")] = False,
+    no_formulas: Annotated[bool, typer.Option("--no-formulas", help="Skip the KaTeX check of formulas.")] = False,
+    no_classifier: Annotated[bool, typer.Option("--no-classifier", help="Skip the misfile detection.")] = False,
+    threshold: Annotated[float, typer.Option(help="Classifier probability that flags a misfile.")] = 0.8,
+    site: Annotated[Optional[Path], typer.Option(help="Also verify the counts of this built site.")] = None,
+) -> None:
+    """Validate the corpus; exit status 1 only when there are errors (warnings are fine)."""
+    import json
+
+    from papernotes.check.run import CheckOptions, check_corpus
+
+    options = CheckOptions(formulas=not no_formulas, classifier=not no_classifier,
+                           misfile_threshold=threshold, site=site)
+    try:
+        diagnostics, count = check_corpus(corpus, options)
+    except PapernotesError as exc:
+        raise fail(exc) from None
+    errors = sum(d.is_error for d in diagnostics)
+    if as_json:
+        rows = [{"path": d.path, "line": d.line, "severity": d.severity.value, "code": d.code, "message": d.message}
+                for d in diagnostics]
+        out.print_json(json.dumps({"notes": count, "errors": errors, "warnings": len(diagnostics) - errors,
+                                   "diagnostics": rows}, ensure_ascii=False))
+    else:
+        report(diagnostics, warning_limit=None)
+        out.print(f"{count} notes checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
+    if errors:
+        raise typer.Exit(1)
+
+
+@app.command()
+def new(
+    corpus: CorpusArg,
+    title: Annotated[str, typer.Option(prompt=True, help="Paper title.")],
+    venue: Annotated[str, typer.Option(prompt=True, help="Venue id, e.g. ICML2026.")],
+    domain: Annotated[str, typer.Option(prompt=True, help="Domain slug, e.g. optimization.")],
+    lang: Annotated[str, typer.Option(help="Language of the section headings: zh or en.")] = "zh",
+    slug: Annotated[str, typer.Option(help="File name without .md (default: from the title).")] = "",
+    arxiv: Annotated[str, typer.Option(help="arXiv id or URL.")] = "",
+    code: Annotated[str, typer.Option(help="Code repository URL.")] = "",
+) -> None:
+    """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md."""
+    from papernotes.config import load_config, load_site_taxonomy
+    from papernotes.intake.scaffold import NewNote, create_note
+
+    try:
+        config, _ = load_config(corpus) if corpus.is_dir() else (None, "")
+        from papernotes.config import SiteConfig
+
+        taxonomy = load_site_taxonomy(corpus, config or SiteConfig())
+        path, notes = create_note(corpus, NewNote(title, venue, domain, lang, slug, arxiv, code), taxonomy)
+    except PapernotesError as exc:
+        raise fail(exc) from None
+    for line in notes:
+        err.print(f"[yellow]note:[/yellow] {line}")
+    out.print(f"created {path}")

@@ -1,0 +1,265 @@
+"""LLM edge: chat completions from any OpenAI-compatible endpoint, cached and paced.
+
+In: the ``[llm]`` settings (``LLMConfig``; environment variables fill what the
+file leaves unset), chat messages and a cache key. Out: the reply text and its
+token counts. Everything that makes remote calls survivable lives here: bounded
+concurrency (a semaphore), a requests-per-minute pacer, retries with
+exponential backoff and jitter on 429/5xx/timeouts (honouring ``Retry-After``),
+and a SQLite response cache in ``.papernotes/llm-cache.sqlite`` that commits
+each reply as it arrives, so an interrupted run loses no paid-for answer.
+The ``openai`` package is imported only when a client is made.
+"""
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from papernotes.config import CONFIG_NAME, LLMConfig
+from papernotes.errors import ConfigError, PapernotesError, error
+
+CACHE_NAME = "llm-cache.sqlite"
+RETRY_AFTER_CAP = 120.0
+"""Longest wait a ``Retry-After`` header can impose on one retry, in seconds."""
+GIVE_UP_LIMIT = 3
+"""Requests in a row that may fail for good before the endpoint counts as down and the run stops."""
+_RETRY_STATUS = frozenset({408, 409, 425, 429})
+_FATAL_STATUS = frozenset({401, 403, 404})
+
+
+class LLMError(PapernotesError):
+    """The endpoint refuses every request (bad key, unknown model, wrong URL) or is down: the run stops."""
+
+    exit_code = 1
+
+
+class RequestError(Exception):
+    """One request failed for good (retries used up, or a 4xx about this request); other papers go on."""
+
+
+@dataclass(frozen=True, slots=True)
+class LLMSettings:
+    """``LLMConfig`` with the environment applied and the model required."""
+
+    model: str
+    base_url: str | None
+    api_key: str
+    concurrency: int
+    requests_per_minute: float
+    timeout: float
+    max_retries: int
+    temperature: float
+    price_per_1k_input: float
+    price_per_1k_output: float
+
+    @classmethod
+    def resolve(cls, config: LLMConfig, corpus: Path, env: dict[str, str] | None = None) -> LLMSettings:
+        """File values win; ``OPENAI_BASE_URL``, ``PAPERNOTES_MODEL`` and the key variable fill the gaps."""
+        env = dict(os.environ) if env is None else env
+        model = config.model or env.get("PAPERNOTES_MODEL", "")
+        if not model:
+            raise ConfigError([error(str(corpus / CONFIG_NAME), 0, "no model for --engine openai: set `model` in "
+                                     "[llm] or the PAPERNOTES_MODEL environment variable", "config")])
+        return cls(model=model, base_url=config.base_url or env.get("OPENAI_BASE_URL") or None,
+                   # local servers accept any key, and the SDK refuses to start without one
+                   api_key=env.get(config.api_key_env, "") or "unset",
+                   concurrency=config.concurrency, requests_per_minute=config.requests_per_minute,
+                   timeout=config.timeout, max_retries=config.max_retries, temperature=config.temperature,
+                   price_per_1k_input=config.price_per_1k_input, price_per_1k_output=config.price_per_1k_output)
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+
+
+@dataclass(slots=True)
+class Usage:
+    """Counters of one run, for the summary line."""
+
+    requests: int = 0
+    """Requests answered by the endpoint (not counting failed attempts)."""
+    cache_hits: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Tokens of replies served from the cache (not paid again)."""
+
+    def cost(self, settings: LLMSettings) -> float:
+        return (self.prompt_tokens * settings.price_per_1k_input
+                + self.completion_tokens * settings.price_per_1k_output) / 1000
+
+
+def cache_key(*parts: Any) -> str:
+    """Stable hash of JSON-serialisable parts (paper identity, messages, model)."""
+    blob = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Replies by cache key; each insert is its own committed transaction."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT, text TEXT, "
+                        "prompt_tokens INTEGER, completion_tokens INTEGER, created REAL)")
+
+    def get(self, key: str) -> Completion | None:
+        row = self.db.execute("SELECT text, prompt_tokens, completion_tokens FROM replies WHERE key = ?",
+                              (key,)).fetchone()
+        return Completion(row[0], row[1], row[2], cached=True) if row else None
+
+    def put(self, key: str, model: str, reply: Completion) -> None:
+        self.db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
+                        (key, model, reply.text, reply.prompt_tokens, reply.completion_tokens, time.time()))
+
+    def forget(self, keys: list[str]) -> None:
+        """Drop replies that led nowhere, so the next run asks the model afresh."""
+        self.db.executemany("DELETE FROM replies WHERE key = ?", [(k,) for k in keys])
+
+    def close(self) -> None:
+        self.db.close()
+
+
+class RateLimiter:
+    """Spaces request starts at least ``60 / per_minute`` seconds apart."""
+
+    def __init__(self, per_minute: float) -> None:
+        self.interval = 60.0 / per_minute
+        self.next = 0.0
+        self.lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self.lock:
+            now = time.monotonic()
+            delay = self.next - now
+            self.next = max(now, self.next) + self.interval
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    if (ms := headers.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class ChatClient:
+    """Cached, paced, retrying chat completions; use inside one event loop."""
+
+    def __init__(self, settings: LLMSettings, cache: ResponseCache, backoff_base: float = 1.0,
+                 backoff_cap: float = 60.0) -> None:
+        from openai import AsyncOpenAI
+
+        self.settings = settings
+        self.cache = cache
+        self.usage = Usage()
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.give_ups = 0
+        self.limiter = RateLimiter(settings.requests_per_minute)
+        self.slots = asyncio.Semaphore(settings.concurrency)
+        # our own retry loop counts and paces retries; the SDK's would hide them
+        self.client = AsyncOpenAI(base_url=settings.base_url, api_key=settings.api_key,
+                                  timeout=settings.timeout, max_retries=0)
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+    def backoff(self, attempt: int) -> float:
+        return min(self.backoff_cap, self.backoff_base * 2.0 ** attempt) * random.uniform(0.5, 1.5)
+
+    async def complete(self, messages: list[dict[str, str]], key: str) -> Completion:
+        """The reply to ``messages``: from the cache when ``key`` is known, else from the endpoint."""
+        cached = self.cache.get(key)
+        if cached is not None:
+            self.usage.cache_hits += 1
+            self.usage.cached_tokens += cached.prompt_tokens + cached.completion_tokens
+            return cached
+        reply = await self._request(messages)
+        self.cache.put(key, self.settings.model, reply)
+        return reply
+
+    async def _request(self, messages: list[dict[str, str]]) -> Completion:
+        import openai
+
+        last = ""
+        for attempt in range(self.settings.max_retries + 1):
+            try:
+                async with self.slots:  # pace inside the slot, so queued requests cannot start in a burst
+                    await self.limiter.wait()
+                    response = await self.client.chat.completions.create(
+                        model=self.settings.model, messages=messages,  # type: ignore[arg-type]
+                        temperature=self.settings.temperature)
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status in _FATAL_STATUS:
+                    raise LLMError(f"{self.settings.base_url or 'OpenAI'}: HTTP {status}: {_message(exc)}") from None
+                if status not in _RETRY_STATUS and status < 500:
+                    raise RequestError(f"HTTP {status}: {_message(exc)}") from None
+                last = f"HTTP {status}"
+                delay = retry_after(exc.response.headers)
+                delay = min(delay, RETRY_AFTER_CAP) if delay is not None else self.backoff(attempt)
+            except openai.APITimeoutError:
+                last, delay = f"timed out after {self.settings.timeout:g}s", self.backoff(attempt)
+            except openai.APIConnectionError as exc:
+                last, delay = f"connection failed: {exc}", self.backoff(attempt)
+            else:
+                self.give_ups = 0
+                self.usage.requests += 1
+                usage = response.usage
+                prompt = usage.prompt_tokens if usage else 0
+                completion = usage.completion_tokens if usage else 0
+                self.usage.prompt_tokens += prompt
+                self.usage.completion_tokens += completion
+                text = response.choices[0].message.content if response.choices else ""
+                return Completion(text or "", prompt, completion, cached=False)
+            if attempt < self.settings.max_retries:
+                self.usage.retries += 1
+                await asyncio.sleep(delay)
+        self.give_ups += 1
+        attempts = self.settings.max_retries + 1
+        reason = f"{last} (gave up after {attempts} attempt{'s' if attempts > 1 else ''})"
+        if self.give_ups >= GIVE_UP_LIMIT:
+            raise LLMError(f"{self.settings.base_url or 'OpenAI'} keeps failing: {reason}; stopped after "
+                           f"{self.give_ups} papers in a row (finished notes are saved; re-run to continue)")
+        raise RequestError(reason)
+
+
+def _message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(exc, "message", "") or exc)

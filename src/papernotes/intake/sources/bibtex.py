@@ -1,0 +1,111 @@
+"""BibTeX source: one paper per entry of a ``.bib`` file (bibtexparser 2.x API).
+
+LaTeX in fields is decoded (``{\\"u}`` -> ``ü``, ``Lo{RA}`` -> ``LoRA``; math kept
+verbatim), author lists are split and written first-name first. The venue comes
+from ``booktitle``/``journal`` plus ``year``; the arXiv id from ``eprint`` (with
+``archivePrefix = arXiv``), an arXiv ``url``/``doi`` or an ``arXiv:`` journal.
+Entries bibtexparser cannot parse are reported with their line and skipped.
+"""
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+from papernotes.errors import Diagnostic, error, warning
+from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
+
+
+def load(request: SourceRequest) -> SourceResult:
+    files = [Path(a) for a in request.args] + ([request.from_file] if request.from_file else [])
+    if not files:
+        raise SourceError("bibtex needs a .bib file")
+    papers: list[Paper] = []
+    problems: list[Diagnostic] = []
+    for path in files:
+        result = parse_bibtex(read_text(path), str(path))
+        papers.extend(result.papers)
+        problems.extend(result.diagnostics)
+    return SourceResult(tuple(papers), tuple(problems))
+
+
+def _links(fields: dict[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``(arxiv id, links)`` from eprint/url/doi/journal and code/pdf fields."""
+    aid = ""
+    if fields.get("archiveprefix", "arxiv").casefold() == "arxiv" and fields.get("eprint"):
+        aid = arxiv_id(fields["eprint"])
+    links: list[tuple[str, str]] = []
+    for key in ("url", "pdf", "code", "openreview", "doi", "journal", "note"):
+        value = fields.get(key, "")
+        if not value:
+            continue
+        if "arxiv" in value.casefold() and not aid:
+            aid = arxiv_id(value)
+        if key in ("doi", "journal", "note"):
+            continue
+        kinds = dict(links)
+        if "openreview.net" in value and "openreview" not in kinds:
+            links.append(("openreview", value))
+        elif (key == "code" or "github.com" in value) and "code" not in kinds:
+            links.append(("code", value))
+        elif (key == "pdf" or value.casefold().endswith(".pdf")) and "pdf" not in kinds and "arxiv.org" not in value:
+            links.append(("pdf", value))
+    if "code" not in dict(links) and (code := code_link(fields.get("abstract", ""), fields.get("note", ""))):
+        links.append(("code", code))
+    return aid, tuple(links)
+
+
+def parse_bibtex(text: str, where: str) -> SourceResult:
+    import bibtexparser
+    from bibtexparser import middlewares as mw
+    from bibtexparser.model import DuplicateBlockKeyBlock
+
+    log = logging.getLogger("bibtexparser")
+    level = log.level
+    log.setLevel(logging.ERROR)  # failed blocks are reported below, with their line
+    try:
+        library = bibtexparser.parse_string(text, append_middleware=[
+            mw.LatexDecodingMiddleware(), mw.SeparateCoAuthors(), mw.SplitNameParts(), mw.MergeNameParts("first"),
+        ])
+    finally:
+        log.setLevel(level)
+    problems: list[Diagnostic] = []
+    for block in library.failed_blocks:
+        line = (block.start_line or 0) + 1
+        if isinstance(block, DuplicateBlockKeyBlock):
+            problems.append(warning(where, line, f"duplicate entry key {block.key!r}; the entry is read once",
+                                    "source"))
+        else:
+            reason = getattr(block.error, "abort_reason", "") or str(block.error) or "syntax error"
+            problems.append(error(where, line, f"cannot parse BibTeX entry: {reason}", "source"))
+    papers: list[Paper] = []
+    for entry in library.entries:
+        line = (entry.start_line or 0) + 1
+        fields = {f.key.casefold(): _field_text(f.value) for f in entry.fields if f.key.casefold() != "author"}
+        authors: list[object] = next((f.value for f in entry.fields if f.key.casefold() == "author"), [])
+        title = clean_text(fields.get("title", "")).strip("{} ")
+        if not title:
+            problems.append(error(where, line, f"entry {entry.key!r} has no title; skipped", "source"))
+            continue
+        year_text = re.search(r"(?:19|20)\d{2}", fields.get("year", ""))
+        aid, links = _links(fields)
+        keywords = [k.strip() for k in re.split(r"[;,]", fields.get("keywords", "")) if k.strip()]
+        papers.append(Paper(
+            title=title,
+            authors=tuple(clean_text(a) for a in authors
+                          if isinstance(a, str) and clean_text(a) and a.strip().casefold() != "others"),
+            abstract=clean_text(fields.get("abstract", "")),
+            venue_hints=tuple(fields[k] for k in ("booktitle", "journal", "venue", "note") if fields.get(k)),
+            year=int(year_text.group(0)) if year_text else None,
+            arxiv=aid,
+            links=links,
+            keywords=tuple(keywords),
+            origin=(f"{where}:{line}",),
+        ))
+    return SourceResult(tuple(papers), tuple(problems))
+
+
+def _field_text(value: object) -> str:
+    if isinstance(value, list):
+        value = " ".join(map(str, value))
+    return clean_text(value)

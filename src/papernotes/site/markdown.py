@@ -1,0 +1,221 @@
+"""Render step: Markdown to HTML fragments (pure functions).
+
+In: a note body, a summary or a title (Markdown text). Out: HTML strings that
+the page templates embed, plus the outline (table of contents) and the links
+the body makes. The engine is pyromark (pulldown-cmark), measured as the
+fastest of the native engines on real notes (see BENCHMARKS.md). Math is left
+as TeX in ``<span class="math …">`` with ``\\(…\\)`` / ``\\[…\\]`` delimiters,
+rendered offline in the browser by the KaTeX copy shipped in the package.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pyromark
+
+from papernotes.taxonomy import slugify
+
+#: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
+#: ``formulas.extract_formulas`` parses with the same options, so ``check`` sees the formulas the page shows.
+MARKDOWN_OPTIONS: pyromark.Options = (
+    pyromark.Options.ENABLE_TABLES
+    | pyromark.Options.ENABLE_MATH
+    | pyromark.Options.ENABLE_DEFINITION_LIST
+    | pyromark.Options.ENABLE_FOOTNOTES
+    | pyromark.Options.ENABLE_STRIKETHROUGH
+    | pyromark.Options.ENABLE_TASKLISTS
+)
+
+_HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
+_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_PARA = re.compile(r"^<p>(.*)</p>\s*$", re.S)
+_DOLLAR_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    level: int
+    id: str
+    text: str
+    """Plain text of the heading (tags stripped)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedBody:
+    html: str
+    toc: tuple[Heading, ...]
+    links: tuple[str, ...]
+    """Every ``href`` in the body, in order (external and internal)."""
+    has_math: bool
+
+
+_TEX_PAREN = re.compile(r"\\\((?![\s\u4e00-\u9fff])([^\u4e00-\u9fff\n]{1,300}?)\\\)")
+_TEX_BRACKET = re.compile(r"\\\[((?:(?!\\\]).){1,2000}?)\\\]", re.S)
+_TEX_CHAR = re.compile(r"[\\^_={}]")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
+
+
+def normalise_math(text: str) -> str:
+    """Accept the ``\\(…\\)`` and ``\\[…\\]`` delimiters (arithmatex, LaTeX) besides ``$…$`` and ``$$…$$``.
+
+    Only spans that look like TeX are converted (no CJK text inside; display
+    spans must contain a TeX character), so an escaped bracket in prose stays
+    as it is; code spans and blocks are left alone.
+    """
+    if "\\(" not in text and "\\[" not in text:
+        return text
+    parts = _CODE.split(text)
+    for i in range(0, len(parts), 2):
+        part = _TEX_PAREN.sub(lambda m: f"${m.group(1)}$", parts[i])
+        parts[i] = _TEX_BRACKET.sub(_display, part)
+    return "".join(parts)
+
+
+def _display(m: re.Match[str]) -> str:
+    tex = m.group(1)
+    return f"$${tex}$$" if _TEX_CHAR.search(tex) and not _CJK_CHAR.search(tex) else m.group(0)
+
+
+def _wrap_math(out: str) -> str:
+    """Put ``\\(…\\)`` / ``\\[…\\]`` around the TeX of math spans (they hold escaped TeX, never tags)."""
+    if 'class="math' not in out:
+        return out
+    for opening, left, right in (('<span class="math math-inline">', "\\(", "\\)"),
+                                 ('<span class="math math-display">', "\\[", "\\]")):
+        parts = out.split(opening)
+        for i in range(1, len(parts)):  # plain string slicing: ~30,000 formulas in a corpus of 3,000 notes
+            part = parts[i]
+            end = part.find("</span>")
+            parts[i] = f"{left}{part[:end]}{right}{part[end:]}"
+        out = opening.join(parts)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def _anchor(inner: str) -> tuple[str, str]:
+    """(plain text, slug) of a heading's inner HTML; headings repeat across notes, so this is cached."""
+    text = plain_text(inner) if ("<" in inner or "&" in inner) else inner.strip()
+    return text, slugify(text)
+
+
+def plain_text(fragment: str) -> str:
+    return html.unescape(_TAG.sub("", fragment)).strip()
+
+
+def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
+    """Render a note body; a leading ``# Title`` line is dropped (the page shows the title)."""
+    if drop_title:
+        stripped = markdown.lstrip("\n")
+        if stripped.startswith("# "):
+            nl = stripped.find("\n")
+            markdown = "" if nl < 0 else stripped[nl + 1:]
+    out = pyromark.html(normalise_math(markdown), options=MARKDOWN_OPTIONS)
+    out = _wrap_math(out)
+    toc: list[Heading] = []
+    used: set[str] = set()
+
+    def heading(m: re.Match[str]) -> str:
+        level, inner = int(m.group(1)), m.group(2)
+        text, base = _anchor(inner)
+        base = base or f"section-{len(toc) + 1}"
+        anchor, n = base, 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        if level in (2, 3):
+            toc.append(Heading(level, anchor, text))
+        return (f'<h{level} id="{anchor}">{inner}'
+                f'<a class="headerlink" href="#{anchor}" title="Permanent link">¶</a></h{level}>')
+
+    out = _HEADING.sub(heading, out)
+    if "<table>" in out:  # wide tables scroll inside their own box on phones
+        out = out.replace("<table>", '<div class="table-wrap"><table>').replace("</table>", "</table></div>")
+    links = tuple(m.group(1) for m in _HREF.finditer(out)) if "<a " in out else ()
+    return RenderedBody(out, tuple(toc), links, 'class="math' in out)
+
+
+def inline_markdown(text: str) -> str:
+    """One line of Markdown (a summary) as inline HTML, without the ``<p>`` wrapper.
+
+    The same fragment is shown on pages at different depths, so relative links
+    cannot stay links: they are reduced to their text. Absolute URLs are kept.
+    """
+    if not text:
+        return ""
+    out = _wrap_math(pyromark.html(normalise_math(text), options=MARKDOWN_OPTIONS))
+    m = _PARA.match(out)
+    out = m.group(1).strip() if m else out.strip()
+    if "<a " in out:
+        out = _HREF.sub(lambda a: a.group(0) if _ABSOLUTE.match(a.group(1)) else a.group(3), out)
+    return _sanitise_inline(out) if "<" in out else out
+
+
+_INLINE_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
+_INLINE_ALLOWED = {"em", "strong", "code", "del", "sup", "sub", "br", "span", "a"}
+_SAFE_HREF = re.compile(r'^ href="(https?://[^"]*|mailto:[^"]*)"$')
+
+
+def _sanitise_inline(fragment: str) -> str:
+    """Summaries and titles reach every listing page and may come from fetched abstracts:
+    keep the tags Markdown itself produces, show any other (raw) HTML as text."""
+
+    def keep(m: re.Match[str]) -> str:
+        closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
+        if tag in _INLINE_ALLOWED and (
+            closing or not attrs or attrs.strip() == "/"
+            or (tag == "span" and attrs in (' class="math math-inline"', ' class="math math-display"'))
+            or (tag == "a" and _SAFE_HREF.match(attrs))
+        ):
+            return m.group(0)
+        return html.escape(m.group(0), quote=False)
+
+    return _INLINE_TAG.sub(keep, fragment)
+
+
+def title_html(title: str) -> str:
+    """A title as HTML: escaped text, with ``$…$`` spans kept as math (no other Markdown)."""
+    title = normalise_math(title)
+    if "$" not in title:
+        return html.escape(title, quote=False)
+    parts: list[str] = []
+    pos = 0
+    for m in _DOLLAR_MATH.finditer(title):
+        parts.append(html.escape(title[pos:m.start()], quote=False))
+        parts.append(f'<span class="math math-inline">\\({html.escape(m.group(1), quote=False)}\\)</span>')
+        pos = m.end()
+    parts.append(html.escape(title[pos:], quote=False))
+    return "".join(parts)
+
+
+def title_text(title: str) -> str:
+    """A title for ``<title>`` and search: math delimiters removed."""
+    title = normalise_math(title)
+    return _DOLLAR_MATH.sub(lambda m: m.group(1), title) if "$" in title else title
+
+
+def rewrite_links(fragment: str, resolve) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]
+    """Apply ``resolve(href) -> new href | None | href`` to every link.
+
+    ``None`` means the target does not exist: the link becomes plain text marked
+    ``broken-link`` (so the built site never has a dead link) and is returned.
+    """
+    broken: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        href = html.unescape(m.group(1))
+        new = resolve(href)
+        if new is None:
+            broken.append(href)
+            return f'<span class="broken-link" title="{html.escape(href)}">{m.group(3)}</span>'
+        if new == href:
+            return m.group(0)
+        return f'<a href="{html.escape(new)}"{m.group(2)}>{m.group(3)}</a>'
+
+    return _HREF.sub(sub, fragment), broken

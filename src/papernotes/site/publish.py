@@ -1,0 +1,205 @@
+"""Output edge: atomic file writes and whole-site staging.
+
+Every write the project makes to a user's disk goes through here. A single file
+is written to a temporary name and renamed over the target. A site is built in a
+staging directory next to the output (seeded with hard links to the previous
+build, so unchanged pages cost nothing) and swapped in at the end: a failing or
+killed build leaves the previous site exactly as it was.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from papernotes.errors import BuildError
+
+MARKER = ".papernotes-site"
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories (Linux renameat2); False when unsupported."""
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        libc = ctypes.CDLL(name, use_errno=True)
+        func = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    rc = func(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
+    return rc == 0
+
+
+def _discard(path: Path) -> None:
+    """Delete a directory tree without waiting (large trees take seconds on slow disks)."""
+    if not path.exists():
+        return
+    rm = shutil.which("rm")
+    if rm and os.name == "posix":
+        subprocess.Popen([rm, "-rf", "--", str(path)], start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+class Staging:
+    """Stages a build next to the output directory and publishes it at the end.
+
+    Full build: pages go to a fresh directory that is swapped with the output
+    directory in one rename. Incremental build: changed pages go to a flat
+    staging directory; ``commit`` writes a journal of the moves, then renames
+    each staged file over its target (a few renames for a one-note edit). A
+    build that fails or is killed before ``commit`` leaves the site untouched;
+    one killed during the moves is completed from the journal by the next build.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.out = out.resolve()
+        name = self.out.name
+        self.tmp = self.out.with_name(f".{name}.building")
+        self.staged = self.out.with_name(f".{name}.staging")
+        self.journal = self.out.with_name(f".{name}.journal")
+        self.incremental = False
+        self._made: set[str] = set()
+        self._ops: list[tuple[str, str]] = []
+
+    def check_target(self, corpus: Path) -> None:
+        corpus = corpus.resolve()
+        if self.out == corpus or corpus.is_relative_to(self.out):
+            raise BuildError(f"{self.out}: the output directory must not contain the corpus")
+        if self.out.exists():
+            if not self.out.is_dir():
+                raise BuildError(f"{self.out}: exists and is not a directory")
+            if not (self.out / MARKER).exists() and any(self.out.iterdir()):
+                raise BuildError(f"{self.out}: not empty and not built by papernotes; "
+                                 "refusing to replace it (choose another -o or empty it)")
+
+    def has_previous(self) -> bool:
+        return (self.out / MARKER).exists()
+
+    def recover(self) -> None:
+        """Finish a publish interrupted by a crash; drop stages of builds that never committed."""
+        if self.journal.exists():
+            try:
+                ops = json.loads(self.journal.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                ops = []
+            self._apply([tuple(op) for op in ops])  # type: ignore[misc]
+            self.journal.unlink(missing_ok=True)
+        for leftover in (self.tmp, self.staged):
+            if leftover.exists():
+                shutil.rmtree(leftover, ignore_errors=True)
+        for old in self.out.parent.glob(f".{self.out.name}.old-*"):
+            _discard(old)
+
+    def begin(self, incremental: bool) -> None:
+        self.recover()
+        self.incremental = incremental and self.has_previous()
+        (self.staged if self.incremental else self.tmp).mkdir(parents=True)
+
+    def path(self, rel: str) -> Path:
+        return self.tmp / rel
+
+    def _staged_name(self, rel: str) -> str:
+        return hashlib.blake2b(rel.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+    def write(self, rel: str, data: bytes) -> None:
+        if self.incremental:
+            target = os.path.join(self.staged, self._staged_name(rel))
+        else:
+            target = os.path.join(self.tmp, rel)
+            parent = os.path.dirname(target)
+            if parent not in self._made:
+                os.makedirs(parent, exist_ok=True)
+                self._made.add(parent)
+        with open(target, "wb") as handle:
+            handle.write(data)
+
+    def planned_writes(self, rels: list[str]) -> None:
+        """Record the files written (possibly by worker processes) for the incremental journal."""
+        self._ops.extend((self._staged_name(rel), rel) for rel in rels)
+
+    def remove(self, rel: str) -> None:
+        if self.incremental:
+            self._ops.append(("", rel))
+
+    def _apply(self, ops: list[tuple[str, str]]) -> None:
+        for staged, rel in ops:
+            target = self.out / rel
+            if not staged:
+                try:
+                    target.unlink()
+                except FileNotFoundError:
+                    continue
+                parent = target.parent
+                while parent != self.out:
+                    try:
+                        parent.rmdir()
+                    except OSError:
+                        break
+                    parent = parent.parent
+                continue
+            source = self.staged / staged
+            if source.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(source, target)
+
+    def commit(self, marker: dict[str, object]) -> None:
+        marker_bytes = json.dumps(marker).encode("utf-8")
+        if self.incremental:
+            self.journal.write_text(json.dumps(self._ops), encoding="utf-8")
+            self._apply(self._ops)
+            atomic_write(self.out / MARKER, marker_bytes)
+            self.journal.unlink()
+            shutil.rmtree(self.staged, ignore_errors=True)
+            return
+        (self.tmp / MARKER).write_bytes(marker_bytes)
+        if self.out.exists():
+            old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}-{time.time_ns()}")
+            if _exchange(self.tmp, self.out):
+                os.rename(self.tmp, old)
+            else:
+                os.rename(self.out, old)
+                os.rename(self.tmp, self.out)
+            _discard(old)
+        else:
+            self.out.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(self.tmp, self.out)
+
+    def abort(self) -> None:
+        shutil.rmtree(self.staged if self.incremental else self.tmp, ignore_errors=True)
