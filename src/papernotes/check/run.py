@@ -157,10 +157,12 @@ def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None)
 
 
 def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float) -> list[Diagnostic]:
-    try:
-        from papernotes.classify.learned import suspected_misfiles
-    except ImportError:  # the learned classifier is optional (scikit-learn)
+    from papernotes.extras import available
+
+    if not available("sklearn"):  # the learned classifier is an extra; `check` works without it
         return []
+    from papernotes.classify.learned import suspected_misfiles
+
     labelled = [n for n in notes if n.domain]
     problems = []
     for m in suspected_misfiles(labelled, taxonomy, threshold):

@@ -20,7 +20,6 @@ decide. scikit-learn is imported inside the functions that fit.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 import time
 from collections import Counter
@@ -30,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from papernotes.classify.rules import note_topics, rule_domain_scores
 from papernotes.corpus.model import Note
+from papernotes.extras import MissingExtraError, available, missing_message
 from papernotes.taxonomy import Taxonomy
 
 if TYPE_CHECKING:
     import numpy as np
 
-if importlib.util.find_spec("sklearn") is None:  # lets callers treat the classifier as optional
-    raise ImportError("the learned classifier needs scikit-learn (pip install scikit-learn)")
+if not available("sklearn"):  # lets callers treat the classifier as optional
+    raise MissingExtraError(missing_message("sklearn", "the learned classifier"))
 
 MISFILE_THRESHOLD = 0.8
 """Probability of another domain at which a note is reported as misfiled."""

@@ -51,9 +51,8 @@ def classify(
         raise typer.Exit(2)
     try:
         from papernotes.classify import learned as cm
-    except ImportError as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+    except PapernotesError as exc:  # scikit-learn is an extra
+        raise fail(exc) from None
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)

@@ -25,6 +25,7 @@ from typing import Any
 
 from papernotes.config import CONFIG_NAME, LLMConfig
 from papernotes.errors import ConfigError, PapernotesError, error
+from papernotes.extras import require
 
 CACHE_NAME = "llm-cache.sqlite"
 RETRY_AFTER_CAP = 120.0
@@ -211,7 +212,7 @@ class ChatClient:
         return reply
 
     async def _request(self, messages: list[dict[str, str]]) -> Completion:
-        import openai
+        openai = require("openai", "the openai draft engine")
 
         last = ""
         for attempt in range(self.settings.max_retries + 1):

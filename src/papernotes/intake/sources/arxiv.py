@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from papernotes.errors import Diagnostic, error
+from papernotes.extras import require
 from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
 
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
@@ -91,7 +92,7 @@ def parse_feed(text: str, where: str) -> SourceResult:
 
 def fetch(args: tuple[str, ...], max_results: int, api_url: str | None) -> SourceResult:
     """Query the arXiv API with the ``arxiv`` package (it paces requests as arXiv's terms ask)."""
-    import arxiv  # heavy-ish (requests, lxml); only for network use
+    arxiv = require("arxiv", "ingest arxiv")  # heavy-ish (requests, lxml); only for network use
 
     ids = [arxiv_id(a) for a in args]
     if all(ids):

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from papernotes.errors import Diagnostic, error, warning
+from papernotes.extras import require
 from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
 
 
@@ -56,7 +57,7 @@ def _links(fields: dict[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 
 def parse_bibtex(text: str, where: str) -> SourceResult:
-    import bibtexparser
+    bibtexparser = require("bibtexparser", "ingest bibtex")
     from bibtexparser import middlewares as mw
     from bibtexparser.model import DuplicateBlockKeyBlock
 
