@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from papernotes.site.cache import BuildCache
+from papernotes.cache import BuildCache
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
@@ -106,7 +106,8 @@ def link_problems(root: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
     urls = site_urls(entries)
     problems = []
     for entry in entries:
-        broken = [t for t in entry.note.local_links if resolve_local_link(entry, t, by_path, urls) is None]
+        broken = [t for t in entry.note.local_links
+                  if resolve_local_link(entry.note.path, entry.url, t, by_path, urls) is None]
         if not broken:
             continue
         try:
@@ -205,9 +206,9 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     cache_file = cache_path(root)
     with BuildCache(cache_file) as cache:
         loaded = load_corpus(root, cache)
-    entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy)
-    diagnostics = [*loaded.diagnostics, *problems]
-    notes = list(loaded.notes)
+        notes, parse_problems = list(loaded.notes), list(loaded.diagnostics)
+    entries, problems = resolve(notes, parse_problems, taxonomy)
+    diagnostics = [*parse_problems, *problems]
     for note in notes:
         diagnostics.extend(section_problems(note))
     diagnostics.extend(duplicate_problems(notes))

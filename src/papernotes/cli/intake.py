@@ -13,17 +13,16 @@ import typer
 
 from papernotes.cli.app import app, err, fail, out, report
 
-SOURCE_NAMES = ("openreview", "arxiv", "bibtex", "csv", "json")
+from papernotes.intake.sources import SOURCES
 
 
 @app.command("ingest")
 def ingest_command(
-    source: Annotated[str, typer.Argument(metavar="SOURCE", help=f"One of: {', '.join(SOURCE_NAMES)}.",
+    source: Annotated[str, typer.Argument(metavar="SOURCE", help="One of: " + "; ".join(f"{s.name} ({s.help})" for s in SOURCES) + ".",
                                           show_default=False)],
     args: Annotated[Optional[list[str]], typer.Argument(
         metavar="ARGS", show_default=False,
-        help="openreview: a venue id such as ICML.cc/2026/Conference (accepted papers only); arxiv: arXiv ids, "
-             "or the words of a search query; bibtex/csv/json: files. None with --from-file.")] = None,
+        help="What the source reads (see SOURCE); none with --from-file.")] = None,
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False,
                                            show_default=False)] = ...,  # type: ignore[assignment]  # required
     venue: Annotated[Optional[str], typer.Option(
@@ -43,8 +42,8 @@ def ingest_command(
     from papernotes.intake.ingest import ingest
     from papernotes.intake.sources import SourceRequest
 
-    if source not in SOURCE_NAMES:
-        raise typer.BadParameter(f"unknown source {source!r}; choose one of: {', '.join(SOURCE_NAMES)}",
+    if source not in SOURCES:
+        raise typer.BadParameter(f"unknown source {source!r}; choose one of: {', '.join(SOURCES.names())}",
                                  param_hint="SOURCE")
     request = SourceRequest(tuple(args or ()), from_file, api_url, max_results, source)
     try:

@@ -5,31 +5,24 @@ saved response file. Output: a ``SourceResult`` of ``Paper`` records plus
 diagnostics for entries that could not be read. Sources never touch the corpus;
 ``papernotes.intake.ingest`` dedupes the papers and writes stub notes.
 
-Every source module exposes ``load(request: SourceRequest) -> SourceResult``;
-they are imported lazily so their dependencies (``arxiv``, ``bibtexparser``)
-load only when used.
+Every source module declares ``SOURCE = Source(name, load, help)`` (or a tuple
+of them); the ``SOURCES`` registry finds them, so a new source is one module
+plus its test. Modules import their dependencies (``arxiv``, ``bibtexparser``)
+inside ``load``, so listing the sources costs nothing.
 """
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from papernotes.errors import Diagnostic, PapernotesError
 from papernotes.corpus.parse import arxiv_id_of
-
-#: Source name -> module implementing it (relative to this package).
-SOURCES: dict[str, str] = {
-    "openreview": ".openreview",
-    "arxiv": ".arxiv",
-    "bibtex": ".bibtex",
-    "csv": ".table",
-    "json": ".table",
-}
+from papernotes.registry import Registry, UnknownName
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+?(?=[.,;:)\]]*(?:\s|$))")
 
@@ -96,13 +89,29 @@ class SourceResult:
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One way of reading paper metadata, as the ``ingest`` command names it."""
+
+    name: str
+    """The ``SOURCE`` argument of ``papernotes ingest``."""
+    load: Callable[[SourceRequest], SourceResult]
+    """Reads the papers the request asks for; raises ``SourceError`` when it cannot read at all."""
+    help: str
+    """What the source's arguments are, for ``--help``."""
+
+
+SOURCES: Registry[Source] = Registry("source", __name__, "SOURCE")
+"""Every source, from the ``SOURCE`` attribute of the modules of this package."""
+
+
 def load_source(name: str, request: SourceRequest) -> SourceResult:
     """Run the named source; unknown names raise ``SourceError``."""
-    module_name = SOURCES.get(name)
-    if module_name is None:
-        raise SourceError(f"unknown source {name!r}; choose one of: {', '.join(SOURCES)}")
-    module = importlib.import_module(module_name, __name__)
-    return module.load(request)  # type: ignore[no-any-return]
+    try:
+        source = SOURCES.get(name)
+    except UnknownName as exc:
+        raise SourceError(str(exc)) from None
+    return source.load(request)
 
 
 # ---------------------------------------------------------------- helpers shared by sources
