@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from papernotes import __version__
-from papernotes.corpus.model import Note
 from papernotes.errors import Diagnostic, Severity
 
 SCHEMA_VERSION = f"{__version__}-6"

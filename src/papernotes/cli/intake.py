@@ -12,17 +12,17 @@ from typing import Annotated, Optional
 import typer
 
 from papernotes.cli.app import app, err, fail, out, report
-
 from papernotes.intake.sources import SOURCES
 
 
 @app.command("ingest")
 def ingest_command(
-    source: Annotated[str, typer.Argument(metavar="SOURCE", help="One of: " + "; ".join(f"{s.name} ({s.help})" for s in SOURCES) + ".",
+    source: Annotated[str, typer.Argument(metavar="SOURCE", help=f"One of: {', '.join(SOURCES.names())}.",
                                           show_default=False)],
     args: Annotated[Optional[list[str]], typer.Argument(
         metavar="ARGS", show_default=False,
-        help="What the source reads (see SOURCE); none with --from-file.")] = None,
+        help="openreview: a venue id such as ICML.cc/2026/Conference (accepted papers only); arxiv: arXiv ids, "
+             "or the words of a search query; bibtex/csv/json: files. None with --from-file.")] = None,
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False,
                                            show_default=False)] = ...,  # type: ignore[assignment]  # required
     venue: Annotated[Optional[str], typer.Option(
@@ -69,9 +69,9 @@ def draft_command(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
     """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings."""
-    from papernotes.intake.draft import ENGINES, draft
-    from papernotes.errors import PapernotesError
     from papernotes.cli.progress import progress_bar
+    from papernotes.errors import PapernotesError
+    from papernotes.intake.draft import ENGINES, draft
 
     if engine not in ENGINES:
         raise typer.BadParameter(f"choose one of: {', '.join(ENGINES)}", param_hint="--engine")

@@ -58,7 +58,9 @@ def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]
         data = (root / rel).read_bytes()
     except OSError as exc:
         return None, [error(rel, 0, f"cannot read file: {exc.strerror}", "io")], ""
-    from papernotes.corpus.parse import parse_note  # the Markdown engine loads only when a file changed
+    from papernotes.corpus.parse import (
+        parse_note,  # the Markdown engine loads only when a file changed
+    )
 
     digest = hashlib.sha1(data).hexdigest()
     try:

@@ -5,14 +5,14 @@ saved response file. Output: a ``SourceResult`` of ``Paper`` records plus
 diagnostics for entries that could not be read. Sources never touch the corpus;
 ``papernotes.intake.ingest`` dedupes the papers and writes stub notes.
 
-Every source module declares ``SOURCE = Source(name, load, help)`` (or a tuple
-of them); the ``SOURCES`` registry finds them, so a new source is one module
+Every source is a module named after it that declares ``SOURCE = Source(name,
+load, help)``; the ``SOURCES`` registry finds them, so a new source is one module
 plus its test. Modules import their dependencies (``arxiv``, ``bibtexparser``)
 inside ``load``, so listing the sources costs nothing.
 """
 from __future__ import annotations
 
-import json
+import json as jsonlib  # not `json`: the `json` source module becomes this package's attribute
 import re
 import unicodedata
 from collections.abc import Callable
@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.errors import Diagnostic, PapernotesError
-from papernotes.corpus.parse import arxiv_id_of
 from papernotes.registry import Registry, UnknownName
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+?(?=[.,;:)\]]*(?:\s|$))")
@@ -80,7 +79,7 @@ class SourceRequest:
     max_results: int = 200
     """Upper bound for open-ended queries (arXiv search)."""
     kind: str = ""
-    """The source name as typed (``csv`` and ``json`` share a module)."""
+    """The source name as typed (``csv`` and ``json`` share their reader)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,14 +141,16 @@ def arxiv_id(value: str) -> str:
     value = (value or "").strip()
     if not value:
         return ""
+    from papernotes.corpus.parse import arxiv_id_of
+
     m = re.search(r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", value)
     return arxiv_id_of(m.group(0)) if m else ""
 
 
 def parse_json(text: str, where: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return jsonlib.loads(text)
+    except jsonlib.JSONDecodeError as exc:
         raise SourceError(f"{where}:{exc.lineno}: invalid JSON: {exc.msg}") from None
 
 

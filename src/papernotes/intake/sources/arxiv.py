@@ -16,7 +16,17 @@ from typing import Any
 
 from papernotes.errors import Diagnostic, error
 from papernotes.extras import require
-from papernotes.intake.sources import Paper, Source, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
+from papernotes.intake.sources import (
+    Paper,
+    Source,
+    SourceError,
+    SourceRequest,
+    SourceResult,
+    arxiv_id,
+    clean_text,
+    code_link,
+    read_text,
+)
 
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 _ACCEPTED = re.compile(r"(?:accepted|published|to appear|appear(?:s|ed)?)\s+(?:at|in|to|by)\s+(?:the\s+)?([^.;,]+)",

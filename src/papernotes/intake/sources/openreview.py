@@ -22,7 +22,18 @@ import urllib.request
 from typing import Any
 
 from papernotes.errors import Diagnostic, error
-from papernotes.intake.sources import Paper, Source, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, parse_json, read_text
+from papernotes.intake.sources import (
+    Paper,
+    Source,
+    SourceError,
+    SourceRequest,
+    SourceResult,
+    arxiv_id,
+    clean_text,
+    code_link,
+    parse_json,
+    read_text,
+)
 
 API_URL = "https://api2.openreview.net"
 SITE_URL = "https://openreview.net"

@@ -1,9 +1,9 @@
-"""``/domains/{domain}/``: one domain across venues; ``/domains/``: every domain with its count."""
+"""``/domains/{domain}/``: one domain across venues, grouped by venue, newest first."""
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from papernotes.site.contexts import Crumb, DomainContext, DomainSection, DomainsIndexContext, Link, Page
+from papernotes.site.contexts import Crumb, DomainContext, DomainSection, Link, Page
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -42,16 +42,4 @@ def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -
         yield Page(domain_page_url(site.domains[slug]), "domain.html", site.domains[slug].name(lang), ctx, crumbs)
 
 
-def domain_links(site: SiteIndex, lang: str) -> tuple[Link, ...]:
-    """Every domain with its count, most notes first."""
-    links = [Link(domain_label(site.domains[s], lang), domain_page_url(site.domains[s]), len(group))
-             for s, group in site.by_domain.items()]
-    return tuple(sorted(links, key=lambda link: (-link.count, link.url)))
-
-
-def plan_index(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
-    yield Page("domains/", "domains.html", settings.labels("all_domains"),
-               DomainsIndexContext(domain_links(site, settings.lang)), (settings.home,))
-
-
-KIND = (PageKind("domain", 40, plan_domains), PageKind("domains_index", 41, plan_index, site_wide=True))
+KIND = PageKind("domain", 40, plan_domains)

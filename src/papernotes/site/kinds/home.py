@@ -5,8 +5,16 @@ from collections import Counter
 from collections.abc import Iterator
 
 from papernotes.site.contexts import HomeContext, Link, Page, VenueCard
-from papernotes.site.kinds.topic import topic_links
-from papernotes.site.plan import PageKind, PlanSettings, Scope, SiteIndex, cell_url, venue_label, venue_url
+from papernotes.site.kinds.topics_index import topic_links
+from papernotes.site.plan import (
+    PageKind,
+    PlanSettings,
+    Scope,
+    SiteIndex,
+    cell_url,
+    venue_label,
+    venue_url,
+)
 
 HOME_TOPICS = 30
 

@@ -1,9 +1,9 @@
-"""``/topics/{topic}/``: notes sharing a topic, grouped by venue; ``/topics/``: every topic with its count."""
+"""``/topics/{topic}/``: notes sharing a topic, grouped by venue, newest first."""
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from papernotes.site.contexts import Crumb, DomainSection, Link, Page, TopicContext, TopicsIndexContext
+from papernotes.site.contexts import Crumb, DomainSection, Link, Page, TopicContext
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -38,15 +38,4 @@ def plan_topics(site: SiteIndex, settings: PlanSettings, scope: Scope | None) ->
         yield Page(topic_url(topic), "topic.html", topic.name(lang), ctx, crumbs)
 
 
-def topic_links(site: SiteIndex, lang: str) -> tuple[Link, ...]:
-    """Every topic with its count, most notes first."""
-    links = [Link(site.topics[s].name(lang), topic_url(site.topics[s]), len(group)) for s, group in site.by_topic.items()]
-    return tuple(sorted(links, key=lambda link: (-link.count, link.url)))
-
-
-def plan_index(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
-    yield Page("topics/", "topics.html", settings.labels("all_topics"),
-               TopicsIndexContext(topic_links(site, settings.lang)), (settings.home,))
-
-
-KIND = (PageKind("topic", 50, plan_topics), PageKind("topics_index", 51, plan_index, site_wide=True))
+KIND = PageKind("topic", 50, plan_topics)
