@@ -249,3 +249,13 @@ def test_note_links_to_other_notes_are_rewritten_or_marked_broken(tmp_path: Path
     assert '<span class="broken-link" title="../e/missing.md">gone</span>' in html
     assert [d.code for d in result.diagnostics] == ["broken-link"]
     assert dead_links(site) == []
+
+
+def test_a_corpus_with_a_broken_note_is_up_to_date_on_the_next_build(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    write_note(corpus, "V/d/a.md", title="A", venue="ICML2024", domain="optimization")
+    (corpus / "V/d/broken.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    first = build(corpus, tmp_path / "site")
+    assert [d.code for d in first.errors] == ["front-matter"]
+    again = build(corpus, tmp_path / "site")
+    assert again.up_to_date and [d.code for d in again.errors] == ["front-matter"]

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from papernotes.cache import BuildCache, NoteRow, decode_problem, encode_problem
 from papernotes.config import CACHE_DIR
@@ -24,8 +24,9 @@ SKIP_FILES = {"README.md", "readme.md", "CHANGELOG.md", "LICENSE.md"}
 PARALLEL_THRESHOLD = 400
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(NamedTuple):
+    """A note file found by ``scan`` (a tuple: tens of thousands are made on every build)."""
+
     path: str
     """Relative to the corpus root, ``/``-separated."""
     mtime_ns: int
@@ -125,8 +126,8 @@ class LoadedCorpus:
         """The notes at ``paths`` (``None`` for files that did not parse)."""
         out: dict[str, Note | None] = {p: self.fresh[p][0] for p in paths if p in self.fresh}
         rest = [p for p in paths if p not in out]
-        for path, row in self.cache.note_records(rest).items():
-            out[path] = Note.from_row(row.record) if row.record is not None else None
+        for path, record in self.cache.note_records(rest).items():
+            out[path] = Note.from_row(record) if record is not None else None
         return out
 
     @property
@@ -140,7 +141,7 @@ class LoadedCorpus:
                 if found is not None:
                     note = found[0]
                 else:
-                    record = cached[path].record
+                    record = cached[path]
                     note = Note.from_row(record) if record is not None else None
                 if note is not None:
                     notes.append(note)
@@ -165,14 +166,15 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None) -> Lo
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
     workers = workers or os.cpu_count() or 1
-    files = sorted(scan(root), key=lambda f: f.path)
+    files = sorted(scan(root))  # tuples: by path first
     known = cache.note_stats()
     stale = [f for f in files if (old := known.get(f.path)) is None or old[0] != f.mtime_ns or old[1] != f.size]
     fresh = _parse_files(root, [f.path for f in stale], workers)
     current = {f.path for f in files}
     removed = [p for p in known if p not in current]
-    if fresh or removed:
-        cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
-                          for f in stale}, removed)
     digests = {f.path: (fresh[f.path][2] if f.path in fresh else known[f.path][2]) for f in files}
+    if fresh or removed:
+        stats = {f.path: (f.mtime_ns, f.size, digests[f.path]) for f in files}
+        cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
+                          for f in stale}, removed, stats)
     return LoadedCorpus(root, digests, fresh, cache)

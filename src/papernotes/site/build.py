@@ -99,7 +99,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         previous = cache.published(site) if staging.has_previous() else None
         if previous is not None and previous.salt != project.salt:
             previous = None
-        published = cache.published_digests(site) if previous is not None else {}
+        published = previous.digests if previous is not None else {}
         changed = {path for path, digest in loaded.digests.items() if published.get(path) != digest}
         removed = set(published) - set(loaded.digests)
         if previous is not None and not changed and not removed and not strict:
@@ -122,7 +122,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
         # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
         # half-way is then redone by the next build, whatever the notes say by then.
-        cache.unpublish(site, changed | removed, [p.url for p in todo])
+        if previous is not None:
+            cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
         page_problems = _render_and_publish(project, plan, todo, stale, staging, cache, site, workers, progress,
                                             incremental=previous is not None)
         cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
@@ -176,7 +177,7 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     rows = [PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url, cell_url(e.venue, e.domain), i,
                           title_text(e.note.title))
             for cell in index.by_cell.values() for i, e in enumerate(cell)]
-    state = Published(project.salt, len(entries), len(pages), index.urls, tuple(problems))
+    state = Published(project.salt, len(entries), len(pages), index.urls, dict(loaded.digests), tuple(problems))
     return SitePlan(pages, True, state, rows, list(index.entries))
 
 
@@ -208,7 +209,8 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
                          Link(nxt.title, nxt.url) if nxt else None, labels, by_path, previous.urls)
         pages.append(fingerprinted(page, project.salt))
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
-    return SitePlan(pages, False, previous, notes_rows)
+    state = replace(previous, digests={**previous.digests, **{e.note.path: e.note.digest for e in entries}})
+    return SitePlan(pages, False, state, notes_rows)
 
 
 # ------------------------------------------------------------ render + publish
