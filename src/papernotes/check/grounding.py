@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from papernotes.intake.paper.model import PaperText
 
@@ -76,6 +76,8 @@ class Quantity:
     signed: bool = False
     """Written as a delta (``+0.78``, ``↓1.2``, "improves by")."""
     approx: bool = False
+    claim: bool = True
+    """False for a plain integer in prose: not checked, but a delta or factor on its line may be derived from it."""
 
     @property
     def tolerance(self) -> float:
@@ -173,7 +175,11 @@ def _mask_math(line: str, in_display: bool) -> tuple[str, bool]:
 
 
 def note_numbers(body: str, body_line: int = 1, summary: str = "", summary_line: int = 0) -> list[Quantity]:
-    """Every checkable number the note states, with its file line (see the module docstring)."""
+    """Every checkable number the note states, with its file line (see the module docstring).
+
+    Plain integers in prose come too, with ``claim=False``: ``ground`` does not check them
+    but may derive a delta or factor from them.
+    """
     out: list[Quantity] = []
     if summary and summary_line:
         out.extend(_line_numbers(summary, summary_line, table=False))
@@ -226,8 +232,8 @@ def _line_numbers(line: str, where: int, table: bool) -> list[Quantity]:
         if q.decimals == 0 and not unit and 1900 <= q.value <= 2099:
             continue  # a year
         around = text[max(0, start - 3):start] + text[end:end + 3]
-        if q.decimals or unit or q.signed or "±" in around or table:
-            out.append(q)
+        claim = bool(q.decimals or unit or q.signed or "±" in around or table)
+        out.append(q if claim else replace(q, claim=False))
     return out
 
 
@@ -239,15 +245,18 @@ class PaperIndex:
         for q in numbers:
             for dim, value, _ in q.values():
                 rows.setdefault(dim, []).append((value, q))
-        self._keys = {dim: [v for v, _ in sorted(items, key=lambda r: r[0])] for dim, items in rows.items()}
-        self._items = {dim: [q for _, q in sorted(items, key=lambda r: r[0])] for dim, items in rows.items()}
+        for items in rows.values():
+            items.sort(key=lambda r: r[0])
+        self._keys = {dim: [v for v, _ in items] for dim, items in rows.items()}
+        self._items = rows
 
-    def find(self, dim: str, value: float, tol: float) -> Quantity | None:
+    def find(self, dim: str, value: float, tol: float) -> tuple[float, Quantity] | None:
+        """The (reading, number) of the paper closest to ``value`` within ``tol``."""
         keys = self._keys.get(dim, [])
         lo, hi = bisect_left(keys, value - tol), bisect_right(keys, value + tol)
         if lo >= hi:
             return None
-        return min(self._items[dim][lo:hi], key=lambda q: abs(q.value - value))
+        return min(self._items[dim][lo:hi], key=lambda r: abs(r[0] - value))
 
     def nearest(self, value: float) -> Quantity | None:
         best: tuple[float, Quantity] | None = None
@@ -258,7 +267,7 @@ class PaperIndex:
                 if 0 <= j < len(keys) and target > 0:
                     ratio = penalty * abs(keys[j] - target) / target
                     if best is None or ratio < best[0]:
-                        best = (ratio, self._items["count"][j])
+                        best = (ratio, self._items["count"][j][1])
         return best[1] if best else None
 
 
@@ -266,9 +275,10 @@ def support(q: Quantity, index: PaperIndex) -> str:
     """How the paper supports ``q`` (``""``: it does not)."""
     for dim, value, tol in q.values():
         if (hit := index.find(dim, value, tol)) is not None:
-            if dim != "count" or value != q.value:
+            reading, found = hit
+            if dim != "count" or value != q.value or reading != found.value:
                 return "unit"
-            return "verbatim" if abs(hit.value - value) <= 1e-9 * max(1.0, value) else "rounded"
+            return "verbatim" if abs(reading - value) <= 1e-9 * max(1.0, value) else "rounded"
     if q.value <= 100 and index.find("count", q.value / 100, q.tolerance / 100 + 1e-12) is not None:
         return "percent"
     if q.value <= 1 and index.find("count", q.value * 100, q.tolerance * 100) is not None:
@@ -295,7 +305,7 @@ def _derived(q: Quantity, same_line: list[float], grounded: list[float]) -> bool
 
 
 def ground(numbers: list[Quantity], paper: PaperText) -> list[Finding]:
-    """A finding per stated number, in note order."""
+    """A finding per stated number (claims only), in note order."""
     index = PaperIndex(paper_numbers(paper))
     hows = [support(q, index) for q in numbers]
     grounded = [q.value for q, how in zip(numbers, hows) if how and not q.signed]
@@ -305,6 +315,8 @@ def ground(numbers: list[Quantity], paper: PaperText) -> list[Finding]:
             by_line.setdefault(q.where, []).append(q.value)
     out = []
     for q, how in zip(numbers, hows):
+        if not q.claim:
+            continue
         if not how and (q.signed or q.unit in FACTOR) and _derived(q, by_line.get(q.where, []), grounded):
             how = "derived"
         out.append(Finding(q, how, None if how else index.nearest(q.value)))
