@@ -54,6 +54,7 @@ REFERENCE = re.compile(
 APPROX = re.compile(r"(?:~|～|≈|约|大约|近|超过|逾|about|approximately|approx\.|around|roughly|nearly|over|more than"
                     r"|less than|up to|almost|under)\s*$", re.I)
 DELTA = re.compile(r"(?:[+\-−↑↓Δ]|提升|提高|降低|下降|减少|增加|improves? by|gains? of|drops? of|by)\s*$", re.I)
+DIGIT = re.compile(r"\d")
 CITATION = re.compile(r"\[\s*\d+(?:\s*[,–-]\s*\d+)*\s*\]")
 MASKS = re.compile(r"`[^`]*`|https?://\S+|\]\([^)]*\)|<[^>]+>|\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?|\d+\s*/\s*(?:5|10)\b"
                    r"|\d+(?:\.\d+)?\s*[×xX*]\s*\d+(?:\.\d+)?(?:\s*[×xX*]\s*\d+)*|⭐+|★+")
@@ -200,7 +201,10 @@ def note_numbers(body: str, body_line: int = 1, summary: str = "", summary_line:
             continue
         if skip_section or not stripped:
             continue
-        masked, display = _mask_math(line, display)
+        if display or "$" in line:
+            line, display = _mask_math(line, display)
+        if not DIGIT.search(line):
+            continue
         table = stripped.startswith("|")
         if table:
             if re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
@@ -208,12 +212,12 @@ def note_numbers(body: str, body_line: int = 1, summary: str = "", summary_line:
             following = lines[i + 1].strip() if i + 1 < len(lines) else ""
             if re.fullmatch(r"\|?\s*:?-{2,}[\s:|-]*\|?", following):
                 continue  # the header row
-        out.extend(_line_numbers(masked, body_line + i, table))
+        out.extend(_line_numbers(line, body_line + i, table))
     return out
 
 
 def _line_numbers(line: str, where: int, table: bool) -> list[Quantity]:
-    text = _mask(_mask(line, CITATION), MASKS)
+    text = _mask(_mask(line, CITATION) if "[" in line else line, MASKS)
     out = []
     for m in NUMBER.finditer(text):
         start, end = m.start(), m.end()
@@ -231,9 +235,9 @@ def _line_numbers(line: str, where: int, table: bool) -> list[Quantity]:
         q = _quantity(text, m, where, unit, unit_end)
         if q.decimals == 0 and not unit and 1900 <= q.value <= 2099:
             continue  # a year
-        around = text[max(0, start - 3):start] + text[end:end + 3]
-        claim = bool(q.decimals or unit or q.signed or "±" in around or table)
-        out.append(q if claim else replace(q, claim=False))
+        if not (q.decimals or unit or q.signed or table or "±" in text[max(0, start - 3):end + 3]):
+            q = replace(q, claim=False)
+        out.append(q)
     return out
 
 

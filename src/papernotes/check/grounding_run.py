@@ -107,6 +107,13 @@ def ground_corpus(root: Path, notes: Sequence[Note], workers: int | None = None)
     if jobs:
         require("pypdf", "check --grounding")
     workers = workers or os.cpu_count() or 1
+    if len(jobs) >= PARALLEL_THRESHOLD and workers >= 2:
+        from papernotes.intake.paper import cache_dir
+        from papernotes.intake.paper.read import is_cached
+
+        folder = cache_dir(root)  # worker processes pay off only for papers not read yet
+        fresh = sum(not is_cached((root / path).with_suffix(".pdf"), folder) for path, _, _ in jobs)
+        workers = workers if fresh >= PARALLEL_THRESHOLD else 1
     if len(jobs) < PARALLEL_THRESHOLD or workers < 2:
         results = _ground_many((str(root), jobs))
     else:

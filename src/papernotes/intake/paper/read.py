@@ -57,6 +57,14 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
     return paper
 
 
+def is_cached(path: Path, cache_folder: Path) -> bool:
+    """Whether reading ``path`` would be a cache hit (hashes the file; no parsing)."""
+    try:
+        return cache.load(cache_folder, hashlib.sha256(path.read_bytes()).hexdigest()) is not None
+    except OSError:
+        return False
+
+
 def find_corpus(pdf: Path) -> Path | None:
     """The corpus a PDF lives in: the nearest folder above it with ``papernotes.toml`` or ``.papernotes/``."""
     for folder in pdf.resolve().parents:
