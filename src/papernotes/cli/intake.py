@@ -111,6 +111,8 @@ def read_command(
     from papernotes.errors import PapernotesError
     from papernotes.intake.paper import PaperError, cache_dir, find_corpus, read_paper
 
+    if corpus is not None and not corpus.is_dir():
+        raise typer.BadParameter(f"{corpus}: corpus directory not found", param_hint="--corpus")
     home = None if no_cache else (corpus or find_corpus(pdf))
     try:
         paper = read_paper(pdf, cache_dir(home) if home is not None else None)
