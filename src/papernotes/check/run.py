@@ -38,6 +38,8 @@ class CheckOptions:
     misfile_threshold: float = 0.8
     site: Path | None = None
     """A built site whose pages are compared with the corpus."""
+    grounding: bool = False
+    """Check every number a note states against its paper, the PDF beside it (``check.grounding``)."""
 
 
 def normalise_title(title: str) -> str:
@@ -220,5 +222,9 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
         diagnostics.extend(misfile_problems(notes, taxonomy, options.misfile_threshold))
     if options.site is not None:
         diagnostics.extend(site_problems(options.site, entries))
+    if options.grounding:
+        from papernotes.check.grounding_run import ground_corpus
+
+        diagnostics.extend(ground_corpus(root, notes).diagnostics)
     diagnostics.sort(key=lambda d: (d.path, d.line, d.code))
     return diagnostics, len(notes)
