@@ -1,10 +1,10 @@
 """The build cache: one SQLite database under ``CORPUS/.papernotes/``, read and written only here.
 
 It remembers, per note file, the parse result keyed by (mtime, size), and per
-built site what was published: a ``Published`` record (salt, counts, the
-site's directory pages, the resolve stage's diagnostics), a ``PublishedNote``
-row per note (digest, listing key, URL, place on its venue × domain page) and
-the fingerprint of every page. A rebuild compares the corpus with that record,
+built site what was published: a ``Published`` record (salt, counts, a digest
+of the corpus scan, the resolve stage's diagnostics), a ``PublishedNote`` row
+per note file (digest, listing key, URL, place on its venue × domain page),
+the site's directory pages and the fingerprint of every page. A rebuild compares the corpus with that record,
 re-parses and re-renders only what changed, and — when only note bodies
 changed — never decodes the other notes. Deleting the directory is always safe.
 """
@@ -21,7 +21,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-8"
+SCHEMA_VERSION = f"{__version__}-9"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -31,15 +31,14 @@ CREATE TABLE IF NOT EXISTS notes (
 CREATE TABLE IF NOT EXISTS note_records (path TEXT PRIMARY KEY, record BLOB);
 CREATE TABLE IF NOT EXISTS published (site TEXT PRIMARY KEY, record BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS published_notes (
-    site TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, listing TEXT NOT NULL, url TEXT NOT NULL,
-    cell TEXT NOT NULL, position INTEGER NOT NULL, title TEXT NOT NULL, PRIMARY KEY (site, path));
+    site TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, listing TEXT, url TEXT,
+    cell TEXT, position INTEGER, title TEXT, PRIMARY KEY (site, path));
 CREATE INDEX IF NOT EXISTS published_notes_cell ON published_notes (site, cell, position);
 CREATE TABLE IF NOT EXISTS pages (
     site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
 CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS page_problems_url ON page_problems (site, url);
 """
-_STATS = "note-stats"
 _TABLES = ("blobs", "notes", "note_records", "published", "published_notes", "pages", "page_problems")
 
 
@@ -76,29 +75,28 @@ class Published:
     """Notes on the site."""
     pages: int
     """Pages on the site."""
-    urls: frozenset[str]
-    """Every directory page, for resolving the links of a re-rendered note without the other notes."""
-    digests: dict[str, str]
-    """Note path -> digest of the file its pages show: what a rebuild compares the corpus with."""
+    scan: str
+    """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
+    equal to the current scan means nothing changed. Empty while a publish is under way."""
     problems: tuple[Diagnostic, ...]
     """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
 
 
 @dataclass(frozen=True, slots=True)
 class PublishedNote:
-    """A note as its site shows it."""
+    """A note file as its site shows it; the fields after ``digest`` are ``None`` for a file not on the site."""
 
     path: str
     digest: str
-    """The file digest the page was rendered from."""
-    listing: str
+    """The file digest the site was built from."""
+    listing: str | None = None
     """Digest of what other pages show of the note (``resolve.listing_key``)."""
-    url: str
-    cell: str
+    url: str | None = None
+    cell: str | None = None
     """URL of its venue × domain page."""
-    position: int
+    position: int | None = None
     """Index on that page (notes are ordered by slug): neighbours are ``position ± 1``."""
-    title: str
+    title: str | None = None
     """Plain title, the label of the links its neighbours' pages make to it."""
 
 
@@ -136,17 +134,38 @@ class BuildCache:
         self.close()
 
     # -- notes: one row per file; the parse record is marshalled (fast to load) and decoded on demand
-    def note_stats(self) -> dict[str, tuple[int, int, str]]:
-        """``{path: (mtime_ns, size, digest)}`` of every cached note, without decoding any record.
+    def stale_notes(self, files: Sequence[tuple[str, int, int]]) -> tuple[list[Any], list[str]]:
+        """The ``(path, mtime_ns, size)`` files whose row differs or is missing, and the paths of rows with no file.
 
-        Kept as one marshalled blob besides the rows: a no-op build reads it for every note, and
-        one ``marshal.loads`` is several times faster than iterating over the rows.
+        The comparison runs inside SQLite (the scan goes into a temporary table): with tens of
+        thousands of notes and one edit, building Python dictionaries of every row cost more.
         """
-        stats = self.load_blob(_STATS)
-        if stats is None:
-            stats = {path: (mtime, size, digest) for path, mtime, size, digest
-                     in self.db.execute("SELECT path, mtime_ns, size, digest FROM notes")}
-        return stats
+        with self.db:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS scan (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER)")
+            self.db.execute("DELETE FROM temp.scan")
+            self.db.executemany("INSERT INTO temp.scan VALUES (?, ?, ?)", files)
+            stale = {path for (path,) in self.db.execute(
+                "SELECT s.path FROM temp.scan s LEFT JOIN notes n ON n.path = s.path "
+                "WHERE n.path IS NULL OR n.mtime_ns != s.mtime_ns OR n.size != s.size")}
+            removed = [path for (path,) in self.db.execute(
+                "SELECT n.path FROM notes n LEFT JOIN temp.scan s ON s.path = n.path WHERE s.path IS NULL")]
+            self.db.execute("DELETE FROM temp.scan")
+        return [f for f in files if f[0] in stale], removed
+
+    def note_digests(self) -> dict[str, str]:
+        """Every cached note's path (in path order) -> digest of its bytes."""
+        return dict(self.db.execute("SELECT path, digest FROM notes ORDER BY path"))
+
+    def changed_since_published(self, site: str) -> tuple[set[str], set[str]]:
+        """Note files whose digest differs from (or is missing in) what ``site`` was built from, and
+        files it was built from that are gone; compared inside SQLite, like ``stale_notes``."""
+        changed = {path for (path,) in self.db.execute(
+            "SELECT n.path FROM notes n LEFT JOIN published_notes p ON p.site = ? AND p.path = n.path "
+            "WHERE p.digest IS NULL OR p.digest != n.digest", (site,))}
+        removed = {path for (path,) in self.db.execute(
+            "SELECT p.path FROM published_notes p LEFT JOIN notes n ON n.path = p.path "
+            "WHERE p.site = ? AND n.path IS NULL", (site,))}
+        return changed, removed
 
     def note_records(self, paths: Iterable[str] | None = None) -> dict[str, Any]:
         """``{path: Note.to_row() or None}`` of ``paths`` (all when ``None``); the records, unmarshalled."""
@@ -166,12 +185,9 @@ class BuildCache:
         return {path: tuple(decode_problem(r) for r in marshal.loads(blob))
                 for path, blob in self.db.execute("SELECT path, problems FROM notes WHERE problems IS NOT NULL")}
 
-    def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = (),
-                   stats: dict[str, tuple[int, int, str]] | None = None) -> None:
-        """Store the rows of ``changed`` notes, drop ``removed`` ones; ``stats`` is the new ``note_stats``."""
+    def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = ()) -> None:
+        """Store the rows of ``changed`` notes and drop ``removed`` ones."""
         with self.db:
-            if stats is not None:
-                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (_STATS, marshal.dumps(stats)))
             self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", (
                 (p, r.mtime_ns, r.size, r.digest, marshal.dumps(r.problems) if r.problems else None)
                 for p, r in changed.items()))
@@ -198,8 +214,12 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, urls, digests, problems = marshal.loads(row[0])
-        return Published(salt, notes, pages, frozenset(urls), digests, tuple(decode_problem(p) for p in problems))
+        salt, notes, pages, scan, problems = marshal.loads(row[0])
+        return Published(salt, notes, pages, scan, tuple(decode_problem(p) for p in problems))
+
+    def published_urls(self, site: str) -> frozenset[str]:
+        """Every directory page of the site (kept apart: only a re-rendered note with links needs it)."""
+        return frozenset(self.load_blob(f"urls:{site}") or ())
 
     def published_notes(self, site: str, paths: Iterable[str]) -> dict[str, PublishedNote]:
         out = {}
@@ -216,28 +236,30 @@ class BuildCache:
         return PublishedNote(*row) if row is not None else None
 
     def published_urls_by_path(self, site: str) -> dict[str, str]:
-        return dict(self.db.execute("SELECT path, url FROM published_notes WHERE site = ?", (site,)))
+        return dict(self.db.execute("SELECT path, url FROM published_notes WHERE site = ? AND url IS NOT NULL",
+                                    (site,)))
 
     def record_published(self, site: str, state: Published, notes: Iterable[PublishedNote], *,
-                         replace: bool) -> None:
+                         replace: bool, urls: Iterable[str] | None = None) -> None:
         """Record a publication; ``replace`` drops the rows of notes not given (a full plan)."""
-        record = marshal.dumps((state.salt, state.notes, state.pages, sorted(state.urls), state.digests,
+        record = marshal.dumps((state.salt, state.notes, state.pages, state.scan,
                                 [encode_problem(d) for d in state.problems]))
         with self.db:
             if replace:
                 self.db.execute("DELETE FROM published_notes WHERE site = ?", (site,))
+            if urls is not None:
+                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
             self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
                 (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title) for n in notes))
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
 
     def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:
-        """Forget that these notes and pages are published as recorded (they are about to change)."""
-        gone = set(paths)
-        digests = {p: d for p, d in state.digests.items() if p not in gone}
+        """Forget that these notes and pages are published as recorded: they are about to change, and a
+        publish killed half-way must leave them to be redone, whatever the notes say by then."""
         with self.db:
-            self.db.executemany("DELETE FROM published_notes WHERE site = ? AND path = ?", ((site, p) for p in gone))
+            self.db.executemany("DELETE FROM published_notes WHERE site = ? AND path = ?", ((site, p) for p in paths))
             self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in urls))
-        self.record_published(site, replace_state(state, digests=digests), (), replace=False)
+        self.record_published(site, replace_state(state, scan=""), (), replace=False)
 
     def forget_site(self, site: str) -> None:
         with self.db:

@@ -8,6 +8,7 @@ edit parses one file and decodes only the notes its pages show.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -114,13 +115,21 @@ class LoadedCorpus:
     """
 
     root: Path
-    digests: dict[str, str]
-    """Every note file (path order) -> digest of its bytes."""
     fresh: dict[str, tuple[Note | None, list[Diagnostic], str]]
     """Files parsed by this run (new or changed since the cache saw them)."""
+    removed: tuple[str, ...]
+    """Files the cache knew that are gone."""
     cache: BuildCache
+    _digests: dict[str, str] | None = field(default=None, repr=False)
     _notes: tuple[Note, ...] | None = field(default=None, repr=False)
     _diagnostics: tuple[Diagnostic, ...] | None = field(default=None, repr=False)
+
+    @property
+    def digests(self) -> dict[str, str]:
+        """Every note file (path order) -> digest of its bytes (read from the cache on first use)."""
+        if self._digests is None:
+            self._digests = self.cache.note_digests()
+        return self._digests
 
     def parsed(self, paths: list[str]) -> dict[str, Note | None]:
         """The notes at ``paths`` (``None`` for files that did not parse)."""
@@ -152,29 +161,36 @@ class LoadedCorpus:
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """Every parse diagnostic, in path order (read without decoding the notes)."""
         if self._diagnostics is None:
-            stored = self.cache.note_problems() if len(self.fresh) < len(self.digests) else {}
-            out: list[Diagnostic] = []
-            for path in self.digests:
-                found = self.fresh.get(path)
-                out.extend(found[1] if found is not None else stored.get(path, ()))
-            self._diagnostics = tuple(out)
+            found: dict[str, tuple[Diagnostic, ...] | list[Diagnostic]] = dict(self.cache.note_problems())
+            found.update((path, problems) for path, (_, problems, _) in self.fresh.items())
+            self._diagnostics = tuple(d for path in sorted(found) for d in found[path])
         return self._diagnostics
 
 
-def load_corpus(root: Path, cache: BuildCache, workers: int | None = None) -> LoadedCorpus:
-    """Scan ``root`` and parse what changed since the cache saw it."""
+@dataclass(frozen=True)
+class Scan:
+    """Every note file of a corpus with its mtime and size, and a digest of the lot."""
+
+    files: list[SourceFile]
+    """In path order."""
+    digest: str
+    """Equal digests mean no file was added, removed or modified (by mtime and size)."""
+
+
+def scan_corpus(root: Path) -> Scan:
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
-    workers = workers or os.cpu_count() or 1
     files = sorted(scan(root))  # tuples: by path first
-    known = cache.note_stats()
-    stale = [f for f in files if (old := known.get(f.path)) is None or old[0] != f.mtime_ns or old[1] != f.size]
+    return Scan(files, hashlib.blake2b(marshal.dumps([tuple(f) for f in files]), digest_size=16).hexdigest())
+
+
+def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found: Scan | None = None) -> LoadedCorpus:
+    """Parse what changed in ``root`` (scanned now, unless ``found`` is given) since the cache saw it."""
+    files = (found or scan_corpus(root)).files
+    workers = workers or os.cpu_count() or 1
+    stale, removed = cache.stale_notes(files)
     fresh = _parse_files(root, [f.path for f in stale], workers)
-    current = {f.path for f in files}
-    removed = [p for p in known if p not in current]
-    digests = {f.path: (fresh[f.path][2] if f.path in fresh else known[f.path][2]) for f in files}
     if fresh or removed:
-        stats = {f.path: (f.mtime_ns, f.size, digests[f.path]) for f in files}
         cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
-                          for f in stale}, removed, stats)
-    return LoadedCorpus(root, digests, fresh, cache)
+                          for f in stale}, removed)
+    return LoadedCorpus(root, fresh, tuple(removed), cache)

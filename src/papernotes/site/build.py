@@ -20,7 +20,7 @@ from pathlib import Path
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published, PublishedNote
 from papernotes.config import SiteConfig, load_config, load_site_taxonomy
-from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus
+from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, scan_corpus
 from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic
 from papernotes.site.publish import Staging, output_path
@@ -70,6 +70,8 @@ class SitePlan:
     """The rows to record for the planned notes."""
     entries: list[Entry] | None = None
     """Every entry (for the search index) when the whole site was planned."""
+    urls: frozenset[str] | None = None
+    """Every directory page, when the whole site was planned."""
 
 
 def open_project(corpus: Path) -> Project:
@@ -94,19 +96,22 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     site = staging.site_key
     result = BuildResult(out)
     with BuildCache(cache_path(project.root) if use_cache else None) as cache:
-        loaded = load_corpus(project.root, cache, workers)
-        pause("build.loaded")
+        found = scan_corpus(project.root)
         previous = cache.published(site) if staging.has_previous() else None
         if previous is not None and previous.salt != project.salt:
             previous = None
-        published = previous.digests if previous is not None else {}
-        changed = {path for path, digest in loaded.digests.items() if published.get(path) != digest}
-        removed = set(published) - set(loaded.digests)
-        if previous is not None and not changed and not removed and not strict:
+        if previous is not None and previous.scan == found.digest and not strict:
             result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
-            result.diagnostics = [*loaded.diagnostics, *previous.problems, *cache.page_problems(site)]
+            parse_problems = [d for group in cache.note_problems().values() for d in group]
+            result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(site)]
             result.seconds = time.perf_counter() - started
             return result
+        loaded = load_corpus(project.root, cache, workers, found)
+        pause("build.loaded")
+        if previous is not None:
+            changed, removed = cache.changed_since_published(site)
+        else:
+            changed, removed = set(loaded.digests), set()
 
         plan = None
         if previous is not None and not removed and not strict:
@@ -128,7 +133,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
                                             incremental=previous is not None)
         cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
         cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
-        cache.record_published(site, plan.state, plan.notes, replace=plan.complete)
+        cache.record_published(site, replace(plan.state, scan=found.digest), plan.notes, replace=plan.complete,
+                               urls=plan.urls)
         result.diagnostics += cache.page_problems(site)
         result.rendered, result.removed = len(todo), len(stale)
     result.seconds = time.perf_counter() - started
@@ -174,11 +180,13 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
     index = SiteIndex.of(entries)
     pages = plan_site(index, _settings(project), project.salt)
-    rows = [PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url, cell_url(e.venue, e.domain), i,
-                          title_text(e.note.title))
-            for cell in index.by_cell.values() for i, e in enumerate(cell)]
-    state = Published(project.salt, len(entries), len(pages), index.urls, dict(loaded.digests), tuple(problems))
-    return SitePlan(pages, True, state, rows, list(index.entries))
+    rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
+    for cell in index.by_cell.values():
+        for i, e in enumerate(cell):
+            rows[e.note.path] = PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url,
+                                              cell_url(e.venue, e.domain), i, title_text(e.note.title))
+    state = Published(project.salt, len(entries), len(pages), "", tuple(problems))
+    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
 
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
@@ -189,7 +197,7 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     from papernotes.site.plan import fingerprinted
 
     rows = cache.published_notes(site, changed)
-    if len(rows) != len(changed):
+    if len(rows) != len(changed) or any(row.url is None for row in rows.values()):
         return None  # a new note, or one the site did not show
     paths = sorted(changed)
     notes = loaded.parsed(paths)
@@ -200,17 +208,18 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
         return None
     labels = _settings(project).labels
-    by_path = cache.published_urls_by_path(site) if any(e.note.local_links for e in entries) else {}
+    linked = any(e.note.local_links for e in entries)
+    by_path = cache.published_urls_by_path(site) if linked else {}
+    urls = cache.published_urls(site) if linked else frozenset()
     pages = []
     for entry in entries:
         row = rows[entry.note.path]
         prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
         page = note_page(entry, Link(prev.title, prev.url) if prev else None,
-                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, previous.urls)
+                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls)
         pages.append(fingerprinted(page, project.salt))
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
-    state = replace(previous, digests={**previous.digests, **{e.note.path: e.note.digest for e in entries}})
-    return SitePlan(pages, False, state, notes_rows)
+    return SitePlan(pages, False, previous, notes_rows)
 
 
 # ------------------------------------------------------------ render + publish
