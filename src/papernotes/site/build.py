@@ -9,11 +9,9 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,7 +72,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     staging = Staging(out)
     staging.check_target(corpus)
     site_key = str(staging.out)
-    salt = f"{__version__}|{_package_fingerprint()}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
+    theme_dir = config.theme_path(corpus)
+    salt = f"{__version__}|{_package_fingerprint(theme_dir)}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
 
     with BuildCache(cache_path(corpus) if use_cache else None) as cache:
         loaded = load_corpus(corpus, cache, workers)
@@ -111,7 +110,8 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         from papernotes.site.contexts import Page
         from papernotes.site.plan import notes_only_plan, plan_site
         from papernotes.site.search import search_index
-        from papernotes.site.theme import Theme, labels_for
+        from papernotes.site.manifest import MANIFEST_NAME, manifest
+        from papernotes.site.theme import Theme, copy_assets, labels_for
 
         labels = labels_for(config.language)
         # entries come in path order (load_corpus sorts), so the digest needs no sort
@@ -136,9 +136,10 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
                 staging.remove(Page(url, "", "", None).output_path)
             if not bodies_only:
                 staging.write("search/index.json", search_index(entries, config.language))
-                staging.planned_writes(["search/index.json"])
+                staging.write(MANIFEST_NAME, manifest(pages))
+                staging.planned_writes(["search/index.json", MANIFEST_NAME])
             if not previous_ok:
-                _copy_assets(staging)
+                copy_assets(staging, theme_dir)
             staging.commit({"papernotes": __version__, "corpus": str(corpus), "notes": len(entries)})
         except BaseException:
             staging.abort()
@@ -159,18 +160,24 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
     return result
 
 
-def _package_fingerprint() -> str:
-    """Changes when papernotes' own code, templates or assets change, so an upgrade rebuilds every page.
+def _package_fingerprint(theme_dir: Path | None = None) -> str:
+    """Changes when papernotes' own code, templates or assets change, or the site's theme folder does,
+    so an upgrade or a theme edit rebuilds every page.
 
     Contents, not modification times: a reinstall or a checkout that leaves the files
     as they were must not turn the next build into a full one.
     """
-    root = Path(__file__).resolve().parents[1]
+    roots = [Path(__file__).resolve().parents[1]]
+    if theme_dir is not None:
+        roots += [theme_dir / "templates", theme_dir / "static"]
     digest = hashlib.blake2b(digest_size=8)
-    for dirpath, dirnames, filenames in sorted(os.walk(root)):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
+    for index, root in enumerate(roots):
+        digest.update(f"\0{index}\0".encode())
+        files = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]  # pruned while walking: bytecode is no input
+            files += [os.path.join(dirpath, name) for name in filenames]
+        for path in sorted(files):
             digest.update(path[len(str(root)):].encode())
             with open(path, "rb") as handle:
                 digest.update(handle.read())
@@ -228,10 +235,3 @@ def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: in
     finally:
         _JOB = None
 
-
-def _copy_assets(staging: Staging) -> None:
-    static = Path(str(resources.files("papernotes") / "static"))
-    dest = staging.path("assets")
-    if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(static, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
