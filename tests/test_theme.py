@@ -92,9 +92,11 @@ def test_a_tampered_site_fails_the_site_check(themed_site, tmp_path: Path) -> No
     note = next(site.glob("ICML2024/optimization/*/index.html"))
     note.unlink()
     record = site / MANIFEST_NAME
-    text = record.read_text(encoding="utf-8")
-    line = next(x for x in text.splitlines() if '"url": "CVPR2024/image_generation/"' in x)
-    record.write_text(text.replace(line, line.replace('"count": 3', '"count": 4')), encoding="utf-8")
+    data = json.loads(record.read_text(encoding="utf-8"))
+    cell = next(p for p in data["pages"] if p["url"] == "CVPR2024/image_generation/")
+    assert cell["count"] == 3
+    cell["count"] = 4
+    record.write_text(json.dumps(data), encoding="utf-8")
     result = check_site(corpus, site)
     assert result.exit_code == 1
     found = {(d["path"], d["code"], d["message"]) for d in json.loads(result.stdout)["diagnostics"]}
@@ -113,7 +115,7 @@ def test_a_note_left_off_its_listing_or_no_record_fails(themed_site, tmp_path: P
     record = site / MANIFEST_NAME
     data = json.loads(record.read_text(encoding="utf-8"))
     cell = next(p for p in data["pages"] if p["url"] == "ICML2024/optimization/")
-    dropped = cell["notes"].pop(0)
+    dropped = data["notes"][cell["notes"].pop(0)]
     cell["count"] -= 1
     record.write_text(json.dumps(data), encoding="utf-8")
     result = check_site(corpus, site)
@@ -136,11 +138,44 @@ def test_read_manifest_rejects_what_it_did_not_write() -> None:
     with pytest.raises(ManifestError, match="line 1: invalid JSON"):
         read_manifest(b"{")
     with pytest.raises(ManifestError, match="format 1"):
-        read_manifest(b'{"format": 2, "pages": []}')
+        read_manifest(b'{"format": 2, "notes": [], "pages": []}')
     with pytest.raises(ManifestError, match=r"pages\[0\].file: '../../etc/passwd' is not a path inside the site"):
-        read_manifest(b'{"format": 1, "pages": [{"url": "", "file": "../../etc/passwd", "kind": "home"}]}')
+        read_manifest(b'{"format": 1, "notes": [], "pages": [{"url": "", "file": "../../etc/passwd", "kind": "home"}]}')
+    with pytest.raises(ManifestError, match=r"notes\[0\]: '/etc/index.html' is not a path inside the site"):
+        read_manifest(b'{"format": 1, "notes": ["/etc/"], "pages": []}')
     with pytest.raises(ManifestError, match=r"pages\[0\].count"):
-        read_manifest(b'{"format": 1, "pages": [{"url": "", "file": "index.html", "kind": "home", "count": "7"}]}')
+        read_manifest(b'{"format": 1, "notes": [], "pages": [{"url": "", "file": "index.html", "kind": "home", "count": "7"}]}')
+    with pytest.raises(ManifestError, match=r"pages\[0\].notes: expected positions"):
+        read_manifest(b'{"format": 1, "notes": ["a/"], "pages": [{"url": "", "file": "i.html", "kind": "x", "notes": [1]}]}')
+    record = read_manifest(b'{"format": 1, "notes": ["a/b/"], "pages": [{"url": "a/", "file": "a/index.html", '
+                           b'"kind": "venue_domain", "count": 1, "notes": [0], "links": [["a/", 1]]}]}')
+    assert [(p.url, p.file, p.kind, p.count, p.notes, p.links) for p in record.pages] == [
+        ("a/", "a/index.html", "venue_domain", 1, ("a/b/",), (("a/", 1),)),
+        ("a/b/", "a/b/index.html", "note", None, (), ())]
+
+
+def test_the_record_reads_back_as_written() -> None:
+    """manifest() and read_manifest() are one writer and one reader: every planned page comes back as described."""
+    from papernotes.config import load_config, load_site_taxonomy
+    from papernotes.corpus.load import load_corpus
+    from papernotes.site.build import redirects_for
+    from papernotes.site.cache import BuildCache
+    from papernotes.site.manifest import describe, manifest
+    from papernotes.site.plan import plan_site
+    from papernotes.site.resolve import resolve
+    from papernotes.site.theme import labels_for
+
+    config, _ = load_config(EXAMPLES)
+    taxonomy = load_site_taxonomy(EXAMPLES, config)
+    with BuildCache(None) as cache:
+        loaded = load_corpus(EXAMPLES, cache)
+    entries, _ = resolve(loaded.notes, loaded.diagnostics, taxonomy)
+    pages = plan_site(entries, taxonomy, config, labels_for("zh"), "salt", redirects_for(entries))
+    record = read_manifest(manifest(pages))
+    assert record.pages == tuple(sorted(map(describe, pages), key=lambda p: p.url))
+    listing = record.by_url()["ICML2024/optimization/"]
+    assert listing.kind == "venue_domain" and listing.count == len(listing.notes) == 6
+    assert all(record.by_url()[url].kind == "note" for url in listing.notes)
 
 
 def test_the_record_holds_no_local_path(themed_site) -> None:  # type: ignore[no-untyped-def]

@@ -7,16 +7,18 @@ one reader: ``papernotes check --site`` compares this record (and the files
 present) with the corpus, so no stage ever parses the HTML a theme produced.
 
 The record holds site-relative URLs and file paths only (nothing about the
-machine that built it), one page per line so two builds diff readably. Per page:
-its URL, file and kind (its template without ``.html``); for pages that list
-notes, the note URLs listed and the count shown; for pages that show how many
-notes another page holds, those links and counts.
+machine that built it), one page per line so two builds diff readably: the list
+of note pages' URLs, then per other page its URL, file and kind (its template
+without ``.html``); for pages that list notes, the notes listed (positions in
+the list of notes) and the count shown; for pages that show how many notes
+another page holds, those links and counts.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -25,6 +27,7 @@ from papernotes.site.contexts import (
     DomainsIndexContext,
     HomeContext,
     Link,
+    NoteContext,
     Page,
     TopicContext,
     TopicsIndexContext,
@@ -108,19 +111,28 @@ def _with(base: PublishedPage, count: int | None, notes: Sequence[str],
 
 
 def manifest(pages: Iterable[Page]) -> bytes:
-    """The record of ``pages`` (the whole planned site) as UTF-8 JSON, one page per line."""
+    """The record of ``pages`` (the whole planned site) as UTF-8 JSON, one page per line.
+
+    Note pages, the bulk of a site, are a plain list of URLs (each is a directory
+    page: its file is ``URL/index.html``); listings refer to them by position in
+    that list, which keeps the record small at 50,000 notes.
+    """
+    pages = list(pages)
+    notes = sorted(p.url for p in pages if isinstance(p.context, NoteContext))
+    position = {url: i for i, url in enumerate(notes)}
     rows = []
-    for page in sorted(map(describe, pages), key=lambda p: p.url):
+    for page in sorted((describe(p) for p in pages if not isinstance(p.context, NoteContext)), key=lambda p: p.url):
         row: dict[str, Any] = {"url": page.url, "file": page.file, "kind": page.kind}
         if page.count is not None:
             row["count"] = page.count
-        if page.notes:
-            row["notes"] = list(page.notes)
+        if page.notes:  # itemgetter: one C call per listing instead of a lookup per note (50,000-note sites)
+            row["notes"] = list(itemgetter(*page.notes)(position)) if len(page.notes) > 1 else [position[page.notes[0]]]
         if page.links:
             row["links"] = [list(link) for link in page.links]
-        rows.append(json.dumps(row, ensure_ascii=False, separators=(", ", ": ")))
-    body = ",\n".join(rows)
-    return f'{{"format": {FORMAT}, "generator": "papernotes", "pages": [\n{body}\n]}}\n'.encode()
+        rows.append(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
+    note_list = json.dumps(notes, ensure_ascii=False, indent=0)  # one URL per line
+    return (f'{{"format":{FORMAT},"generator":"papernotes",\n"notes":{note_list},\n"pages":[\n'
+            + ",\n".join(rows) + "\n]}\n").encode()
 
 
 def read_manifest(data: bytes) -> Manifest:
@@ -131,29 +143,40 @@ def read_manifest(data: bytes) -> Manifest:
         raise ManifestError(f"not UTF-8: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ManifestError(f"line {exc.lineno}: invalid JSON: {exc.msg}") from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT or not isinstance(raw.get("pages"), list):
+    if (not isinstance(raw, dict) or raw.get("format") != FORMAT or not isinstance(raw.get("pages"), list)
+            or not isinstance(raw.get("notes"), list)):
         raise ManifestError(f"not a papernotes manifest of format {FORMAT}; rebuild the site with this version")
+    notes = raw["notes"]
     pages = []
+    for index, url in enumerate(notes):
+        if not isinstance(url, str) or not url.endswith("/"):
+            raise ManifestError(f"notes[{index}]: expected the URL of a directory page, got {url!r}")
+        pages.append(PublishedPage(url, _inside(url + "index.html", f"notes[{index}]"), "note"))
     for index, row in enumerate(raw["pages"]):
         where = f"pages[{index}]"
         if not isinstance(row, dict):
             raise ManifestError(f"{where}: expected an object")
         url, file, kind = (_text(row, key, where) for key in ("url", "file", "kind"))
-        path = PurePosixPath(file)
-        if not file or path.is_absolute() or ".." in path.parts or "\\" in file:
-            raise ManifestError(f"{where}.file: {file!r} is not a path inside the site")
         count = row.get("count")
         if count is not None and (type(count) is not int or count < 0):
             raise ManifestError(f"{where}.count: expected a number of notes, got {count!r}")
-        notes = row.get("notes", [])
-        if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
-            raise ManifestError(f"{where}.notes: expected a list of URLs")
+        listed = row.get("notes", [])
+        if not isinstance(listed, list) or not all(type(n) is int and 0 <= n < len(notes) for n in listed):
+            raise ManifestError(f"{where}.notes: expected positions in the list of notes")
         links = row.get("links", [])
         if not isinstance(links, list) or not all(
                 isinstance(x, list) and len(x) == 2 and isinstance(x[0], str) and type(x[1]) is int for x in links):
             raise ManifestError(f"{where}.links: expected a list of [url, count] pairs")
-        pages.append(PublishedPage(url, file, kind, count, tuple(notes), tuple((u, n) for u, n in links)))
-    return Manifest(tuple(pages))
+        pages.append(PublishedPage(url, _inside(file, f"{where}.file"), kind, count,
+                                   tuple(notes[n] for n in listed), tuple((u, n) for u, n in links)))
+    return Manifest(tuple(sorted(pages, key=lambda p: p.url)))
+
+
+def _inside(file: str, where: str) -> str:
+    path = PurePosixPath(file)
+    if not file or path.is_absolute() or ".." in path.parts or "\\" in file:
+        raise ManifestError(f"{where}: {file!r} is not a path inside the site")
+    return file
 
 
 def _text(row: dict[str, Any], key: str, where: str) -> str:
