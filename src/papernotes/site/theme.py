@@ -185,7 +185,10 @@ class Theme:
 
         self.env.filters["rel"] = rel
         if precompile:  # compile once, before any worker forks (a small rebuild loads what it uses)
-            for name in self.env.list_templates(filter_func=lambda n: n.endswith(".html")):
+            # ``papernotes/NAME`` is only reachable from a theme's templates: without one it would compile twice
+            names = self.env.list_templates(filter_func=lambda n: n.endswith(".html") and (
+                self.theme_dir is not None or not n.startswith(PACKAGE_PREFIX)))
+            for name in names:
                 try:
                     self.env.get_template(name)
                 except jinja2.TemplateError as exc:
