@@ -109,8 +109,9 @@ def test_a_tampered_site_fails_the_site_check(themed_site, tmp_path: Path) -> No
 
 
 def test_a_note_left_off_its_listing_or_no_record_fails(themed_site, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    corpus, built = themed_site
-    site = tmp_path / "site"
+    built_corpus, built = themed_site
+    corpus, site = tmp_path / "corpus", tmp_path / "site"
+    shutil.copytree(built_corpus, corpus)  # a note is deleted below: the shared corpus must stay as it is
     shutil.copytree(built, site)
     record = site / MANIFEST_NAME
     data = json.loads(record.read_text(encoding="utf-8"))
@@ -129,6 +130,11 @@ def test_a_note_left_off_its_listing_or_no_record_fails(themed_site, tmp_path: P
         (str(site / "ICML2024/optimization/index.html"), "lists 5 note(s), says 5, the corpus has 6 for "
                                                           "venue × domain ICML2024 × optimization; rebuild the site"),
     }
+    gone = corpus / source
+    gone.unlink()
+    stale = check_site(corpus, site)
+    assert {(d["path"], d["message"]) for d in json.loads(stale.stdout)["diagnostics"]} >= {
+        (str(site / dropped / "index.html"), f"note page {dropped} has no note in the corpus; rebuild the site")}
     record.unlink()
     missing = check_site(corpus, site)
     assert missing.exit_code == 1 and "no record of the published pages" in missing.stdout

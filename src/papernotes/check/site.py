@@ -5,7 +5,8 @@ In: a built site directory and the corpus's resolved ``Entry`` records. Out:
 (``site/manifest.py``) and the files present, never through its HTML, so any
 theme passes as long as the build published what the corpus holds:
 
-- every page the record names exists, and every note of the corpus has its page;
+- every page the record names exists, every note of the corpus has its page and
+  every note page its note;
 - every note is listed exactly once on its venue × domain page, which lists
   nothing else and shows the right count (likewise domain and topic pages);
 - the counts on home and venue pages, and every count shown next to a link,
@@ -21,6 +22,7 @@ from papernotes.corpus.model import Entry
 from papernotes.errors import Diagnostic, error
 from papernotes.site.manifest import MANIFEST_NAME, Manifest, ManifestError, read_manifest
 from papernotes.site.plan import domain_page_url, topic_url
+
 
 def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
     """Compare the built ``site`` with the corpus's ``entries``; every mismatch is an error."""
@@ -41,6 +43,11 @@ def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
         if page is None or page.kind != "note":
             problems.append(error(entry.note.path, 0, f"not published: {entry.url} is not a note page of {site}; "
                                                       "rebuild the site", "site-missing"))
+    known = {entry.url for entry in entries}
+    for page in published.pages:
+        if page.kind == "note" and page.url not in known:
+            problems.append(error(str(site / page.file), 0, f"note page {page.url} has no note in the corpus; "
+                                                            "rebuild the site", "site-count"))
     expected = expected_listings(entries)
     problems += _listing_problems(site, published, expected)
     problems += _count_problems(site, published, entries, expected)
