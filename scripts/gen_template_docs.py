@@ -51,7 +51,7 @@ def _is_dataclass(node: ast.ClassDef) -> bool:
 
 def _string(node: ast.stmt | None) -> str:
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-        return " ".join(node.value.value.split())
+        return " ".join(node.value.value.split()).replace("``", "`")  # reST literals -> Markdown code
     return ""
 
 
