@@ -33,12 +33,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
 
+    from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import cache_path, load_corpus
-    from papernotes.site.build import redirects_for
-    from papernotes.site.cache import BuildCache
     from papernotes.site.manifest import manifest, read_manifest
-    from papernotes.site.plan import plan_site
+    from papernotes.site.plan import PlanSettings, plan_site
     from papernotes.site.resolve import resolve
     from papernotes.site.search import search_index
     from papernotes.site.theme import labels_for
@@ -48,13 +47,12 @@ def main() -> None:
     taxonomy = load_site_taxonomy(corpus, config)
     with BuildCache(cache_path(corpus)) as cache:
         loaded = load_corpus(corpus, cache)
-    entries, _ = resolve(loaded.notes, loaded.diagnostics, taxonomy)
-    labels = labels_for(config.language)
-    pages = plan_site(entries, taxonomy, config, labels, "salt", redirects_for(entries))
+        entries, _ = resolve(list(loaded.notes), list(loaded.diagnostics), taxonomy)
+    settings = PlanSettings(config, taxonomy, labels_for(config.language))
+    pages = plan_site(entries, settings, "salt")
     record = manifest(pages)
 
-    plan = median_seconds(lambda: plan_site(entries, taxonomy, config, labels, "salt", redirects_for(entries)),
-                          args.runs)
+    plan = median_seconds(lambda: plan_site(entries, settings, "salt"), args.runs)
     search = median_seconds(lambda: search_index(entries, config.language), args.runs)
     write = median_seconds(lambda: manifest(pages), args.runs)
     read = median_seconds(lambda: read_manifest(record), args.runs)

@@ -97,14 +97,13 @@ def test_templates_use_only_fields_their_context_documents() -> None:
 
 
 def test_the_planner_gives_each_template_its_declared_context() -> None:
-    """TEMPLATE_CONTEXTS (what docs/templates.md promises) is what plan_site produces, for every page kind."""
+    """TEMPLATE_CONTEXTS (what docs/templates.md promises) is what the page kinds produce, for every kind."""
     from dataclasses import replace
 
+    from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
-    from papernotes.site.build import redirects_for
-    from papernotes.site.cache import BuildCache
-    from papernotes.site.plan import plan_site
+    from papernotes.site.plan import KINDS, PlanSettings, plan_site
     from papernotes.site.resolve import resolve
     from papernotes.site.theme import TEMPLATE_CONTEXTS, labels_for
 
@@ -113,10 +112,12 @@ def test_the_planner_gives_each_template_its_declared_context() -> None:
     taxonomy = load_site_taxonomy(corpus, config)
     with BuildCache(None) as cache:
         loaded = load_corpus(corpus, cache)
-    entries, _ = resolve(loaded.notes, loaded.diagnostics, taxonomy)
-    moved = replace(entries[0], note=replace(entries[0].note, aliases=("old/place/",)))
-    pages = plan_site(entries, taxonomy, config, labels_for(config.language), "salt", redirects_for([moved]))
+        notes, problems = list(loaded.notes), list(loaded.diagnostics)
+    notes[0] = replace(notes[0], aliases=("old/place/",))  # so that the redirect kind has a page to plan
+    entries, _ = resolve(notes, problems, taxonomy)
+    pages = plan_site(entries, PlanSettings(config, taxonomy, labels_for(config.language)), "salt")
     assert {p.template: type(p.context) for p in pages} == TEMPLATE_CONTEXTS
+    assert len({p.template for p in pages}) == len(KINDS.names())  # one template per kind of page
 
 
 def test_template_variables_are_the_documented_ones() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from papernotes.site.build import build
-from papernotes.site.cache import BuildCache
+from papernotes.cache import BuildCache
 from papernotes.corpus.load import load_corpus
 
 SYNTH = Path(__file__).resolve().parent.parent / "benchmarks" / "synth.py"

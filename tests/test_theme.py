@@ -162,12 +162,11 @@ def test_read_manifest_rejects_what_it_did_not_write() -> None:
 
 def test_the_record_reads_back_as_written() -> None:
     """manifest() and read_manifest() are one writer and one reader: every planned page comes back as described."""
+    from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
-    from papernotes.site.build import redirects_for
-    from papernotes.site.cache import BuildCache
     from papernotes.site.manifest import describe, manifest
-    from papernotes.site.plan import plan_site
+    from papernotes.site.plan import PlanSettings, plan_site
     from papernotes.site.resolve import resolve
     from papernotes.site.theme import labels_for
 
@@ -175,8 +174,8 @@ def test_the_record_reads_back_as_written() -> None:
     taxonomy = load_site_taxonomy(EXAMPLES, config)
     with BuildCache(None) as cache:
         loaded = load_corpus(EXAMPLES, cache)
-    entries, _ = resolve(loaded.notes, loaded.diagnostics, taxonomy)
-    pages = plan_site(entries, taxonomy, config, labels_for("zh"), "salt", redirects_for(entries))
+        entries, _ = resolve(list(loaded.notes), list(loaded.diagnostics), taxonomy)
+    pages = plan_site(entries, PlanSettings(config, taxonomy, labels_for("zh")), "salt")
     record = read_manifest(manifest(pages))
     assert record.pages == tuple(sorted(map(describe, pages), key=lambda p: p.url))
     listing = record.by_url()["ICML2024/optimization/"]

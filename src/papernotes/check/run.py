@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from papernotes.cache import BuildCache
 from papernotes.check.site import site_problems
-from papernotes.site.cache import BuildCache
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
@@ -40,6 +40,8 @@ class CheckOptions:
     misfile_threshold: float = 0.8
     site: Path | None = None
     """A built site whose pages are compared with the corpus."""
+    grounding: bool = False
+    """Check every number a note states against its paper, the PDF beside it (``check.grounding``)."""
 
 
 def normalise_title(title: str) -> str:
@@ -108,7 +110,8 @@ def link_problems(root: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
     urls = site_urls(entries)
     problems = []
     for entry in entries:
-        broken = [t for t in entry.note.local_links if resolve_local_link(entry, t, by_path, urls) is None]
+        broken = [t for t in entry.note.local_links
+                  if resolve_local_link(entry.note.path, entry.url, t, by_path, urls) is None]
         if not broken:
             continue
         try:
@@ -184,9 +187,9 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     cache_file = cache_path(root)
     with BuildCache(cache_file) as cache:
         loaded = load_corpus(root, cache)
-    entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy)
-    diagnostics = [*loaded.diagnostics, *problems]
-    notes = list(loaded.notes)
+        notes, parse_problems = list(loaded.notes), list(loaded.diagnostics)
+    entries, problems = resolve(notes, parse_problems, taxonomy)
+    diagnostics = [*parse_problems, *problems]
     for note in notes:
         diagnostics.extend(section_problems(note))
     diagnostics.extend(duplicate_problems(notes))
@@ -198,5 +201,9 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
         diagnostics.extend(misfile_problems(notes, taxonomy, options.misfile_threshold))
     if options.site is not None:
         diagnostics.extend(site_problems(options.site, entries))
+    if options.grounding:
+        from papernotes.check.grounding_run import ground_corpus
+
+        diagnostics.extend(ground_corpus(root, notes).diagnostics)
     diagnostics.sort(key=lambda d: (d.path, d.line, d.code))
     return diagnostics, len(notes)

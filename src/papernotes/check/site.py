@@ -21,7 +21,7 @@ from pathlib import Path
 from papernotes.corpus.model import Entry
 from papernotes.errors import Diagnostic, error
 from papernotes.site.manifest import MANIFEST_NAME, Manifest, ManifestError, read_manifest
-from papernotes.site.plan import domain_page_url, topic_url
+from papernotes.site.plan import cell_url, domain_page_url, topic_url, venue_url
 
 
 def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
@@ -68,11 +68,11 @@ def _missing_files(site: Path, published: Manifest) -> list[Diagnostic]:
 def expected_listings(entries: Sequence[Entry]) -> dict[str, tuple[str, str, list[Entry]]]:
     """The listing pages the corpus calls for: URL -> (kind, what it lists, the notes it must list).
 
-    URLs follow the planner's scheme (``site/plan.py``): ``VENUE/domain/``, ``domains/domain/``, ``topics/topic/``.
+    URLs come from the planner's own functions (``site/plan.py``).
     """
     listings: dict[str, tuple[str, str, list[Entry]]] = {}
     for entry in entries:
-        wanted = [(f"{entry.venue.id}/{entry.domain.slug}/", "venue_domain",
+        wanted = [(cell_url(entry.venue, entry.domain), "venue_domain",
                    f"venue × domain {entry.venue.id} × {entry.domain.slug}"),
                   (domain_page_url(entry.domain), "domain", f"domain {entry.domain.slug}")]
         wanted += [(topic_url(topic), "topic", f"topic {topic.slug}") for topic in entry.topics]
@@ -118,7 +118,7 @@ def _count_problems(site: Path, published: Manifest, entries: Sequence[Entry],
     truth = {url: len(group) for url, (_, _, group) in expected.items()}
     truth[""] = len(entries)
     for entry in entries:
-        truth[f"{entry.venue.id}/"] = truth.get(f"{entry.venue.id}/", 0) + 1
+        truth[venue_url(entry.venue)] = truth.get(venue_url(entry.venue), 0) + 1
     pages = published.by_url()
     problems = []
     for page in published.pages:

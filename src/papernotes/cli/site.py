@@ -95,7 +95,12 @@ def check(
     no_formulas: Annotated[bool, typer.Option("--no-formulas", help="Skip the KaTeX check of formulas.")] = False,
     no_classifier: Annotated[bool, typer.Option("--no-classifier", help="Skip the misfile detection.")] = False,
     threshold: Annotated[float, typer.Option(help="Classifier probability that flags a misfile.")] = 0.8,
-    site: Annotated[Optional[Path], typer.Option(help="Also compare this built site with the corpus (from the record the build wrote, not its HTML): every note published and listed once, every count honest.")] = None,
+    site: Annotated[Optional[Path], typer.Option(
+        help="Also compare this built site with the corpus (from the record the build wrote, not its HTML): "
+             "every note published and listed once, every count honest.")] = None,
+    grounding: Annotated[bool, typer.Option(
+        "--grounding", help="Check every number of a note against its paper, the PDF beside it (foo.md ↔ foo.pdf); "
+                            "needs the pdf extra.")] = False,
 ) -> None:
     """Validate the corpus; exit status 1 only when there are errors (warnings are fine)."""
     import json
@@ -103,7 +108,7 @@ def check(
     from papernotes.check.run import CheckOptions, check_corpus
 
     options = CheckOptions(formulas=not no_formulas, classifier=not no_classifier,
-                           misfile_threshold=threshold, site=site)
+                           misfile_threshold=threshold, site=site, grounding=grounding)
     try:
         diagnostics, count = check_corpus(corpus, options)
     except PapernotesError as exc:
@@ -112,13 +117,26 @@ def check(
     if as_json:
         rows = [{"path": d.path, "line": d.line, "severity": d.severity.value, "code": d.code, "message": d.message}
                 for d in diagnostics]
-        out.print_json(json.dumps({"notes": count, "errors": errors, "warnings": len(diagnostics) - errors,
-                                   "diagnostics": rows}, ensure_ascii=False))
+        payload = {"notes": count, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
+        if grounding:
+            payload["grounding"] = _grounding_summary(corpus)
+        out.print_json(json.dumps(payload, ensure_ascii=False))
     else:
         report(diagnostics, warning_limit=None)
+        if grounding and (summary := _grounding_summary(corpus)):
+            out.print(f"grounding: {summary['checked_notes']} note(s) checked against their paper, "
+                      f"{summary['unsupported']} of {summary['numbers']} number(s) not in the paper; "
+                      f"{summary['skipped']} note(s) without a PDF skipped, {len(summary['unreadable'])} PDF(s) unreadable")
         out.print(f"{count} notes checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
     if errors:
         raise typer.Exit(1)
+
+
+def _grounding_summary(corpus: Path) -> dict:  # type: ignore[type-arg]
+    """Per-note counts of the grounding check that just ran (saved by it under .papernotes/)."""
+    from papernotes.check.grounding_run import load_report
+
+    return load_report(corpus.resolve()) or {}
 
 
 @app.command()

@@ -1,8 +1,9 @@
 """The build: corpus directory in, static site directory out.
 
-One function, ``build``, calls the stages in order and reads top to bottom:
-config → taxonomy → load (parse, cached) → resolve → plan pages → render
-changed pages (in parallel) → search index and assets → atomic swap.
+``build`` reads as the pipeline: load (parse what changed) → compare with what
+the site published → resolve → plan → render → publish → record. Only pages
+whose fingerprint changed are rendered; when only note bodies changed, only
+those notes are resolved and planned and the other notes are never decoded.
 """
 from __future__ import annotations
 
@@ -11,25 +12,21 @@ import marshal
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from papernotes import __version__
-from papernotes.site.cache import BuildCache, decode_problem, encode_problem
-from papernotes.config import load_config, load_site_taxonomy
-from papernotes.corpus.load import cache_path, load_corpus
-from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.cache import BuildCache, Published, PublishedNote
+from papernotes.config import SiteConfig, load_config, load_site_taxonomy
+from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus
 from papernotes.corpus.model import Entry
-from papernotes.site.publish import Staging
+from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.site.publish import Staging, output_path
 from papernotes.site.resolve import listing_key, resolve
-
-if TYPE_CHECKING:
-    from papernotes.site.contexts import Page
-    from papernotes.site.theme import Theme
+from papernotes.taxonomy import Taxonomy
+from papernotes.testhooks import pause
 
 Progress = Callable[[str, int, int], None]
-PARALLEL_PAGES = 150
 
 
 @dataclass
@@ -48,116 +45,206 @@ class BuildResult:
         return [d for d in self.diagnostics if d.is_error]
 
 
-def redirects_for(entries: list[Entry]) -> list[tuple[str, Entry]]:
-    out = []
-    for entry in entries:
-        for alias in entry.note.aliases:
-            url = alias.strip("/") + "/"
-            if url != entry.url:
-                out.append((url, entry))
-    return out
+@dataclass(frozen=True)
+class Project:
+    """A corpus and everything that shapes its site besides the notes."""
+
+    root: Path
+    config: SiteConfig
+    taxonomy: Taxonomy
+    salt: str
+    """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
+    rebuilds every page."""
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """The resolve and plan stages' output for one build."""
+
+    pages: list  # list[Page]
+    """Planned pages: the whole site, or only the edited notes' own pages (``complete`` false)."""
+    complete: bool
+    state: Published
+    notes: list[PublishedNote]
+    """The rows to record for the planned notes."""
+    entries: list[Entry] | None = None
+    """Every entry (for the search index) when the whole site was planned."""
+
+
+def open_project(corpus: Path) -> Project:
+    root = corpus.resolve()
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
+    config, config_fp = load_config(root)
+    taxonomy = load_site_taxonomy(root, config)
+    salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
+            f"|{config.language}")
+    return Project(root, config, taxonomy, salt)
 
 
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
           progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
     """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists."""
     started = time.perf_counter()
-    corpus = corpus.resolve()
-    if not corpus.is_dir():
-        raise CorpusError(f"{corpus}: corpus directory not found")
+    project = open_project(corpus)
     workers = workers or os.cpu_count() or 1
-    result = BuildResult(out)
-    config, config_fp = load_config(corpus)
-    taxonomy = load_site_taxonomy(corpus, config)
     staging = Staging(out)
-    staging.check_target(corpus)
-    site_key = str(staging.out)
-    theme_dir = config.theme_path(corpus)
-    salt = f"{__version__}|{_package_fingerprint(theme_dir)}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
-
-    with BuildCache(cache_path(corpus) if use_cache else None) as cache:
-        loaded = load_corpus(corpus, cache, workers)
-        previous_ok = staging.has_previous() and cache.get_meta(f"built:{site_key}") == salt
-        # What changed since the last build that was published (not since the last parse: a build
-        # killed after parsing must not leave its notes looking up to date).
-        state = {n.path: n.digest for n in loaded.notes}
-        published = (cache.load_blob(f"state:{site_key}") or {}) if previous_ok else {}
-        changed = {path for path, digest in state.items() if published.get(path) != digest}
-        removed = set(published) - set(state)
-        if previous_ok and not changed and not removed and not strict:
-            result.up_to_date = True
-            result.notes = int(cache.get_meta(f"notes:{site_key}") or 0)
-            resolved = cache.load_blob(f"resolve:{site_key}") or ()
-            result.diagnostics = [*loaded.diagnostics, *map(decode_problem, resolved), *cache.page_problems(site_key)]
-            result.pages = len(cache.page_fingerprints(site_key))
+    staging.check_target(project.root)
+    staging.recover()  # finish a publish a crash interrupted before comparing with it
+    site = staging.site_key
+    result = BuildResult(out)
+    with BuildCache(cache_path(project.root) if use_cache else None) as cache:
+        loaded = load_corpus(project.root, cache, workers)
+        pause("build.loaded")
+        previous = cache.published(site) if staging.has_previous() else None
+        if previous is not None and previous.salt != project.salt:
+            previous = None
+        published = previous.digests if previous is not None else {}
+        changed = {path for path, digest in loaded.digests.items() if published.get(path) != digest}
+        removed = set(published) - set(loaded.digests)
+        if previous is not None and not changed and not removed and not strict:
+            result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
+            result.diagnostics = [*loaded.diagnostics, *previous.problems, *cache.page_problems(site)]
             result.seconds = time.perf_counter() - started
             return result
-        memo_key = f"topics:{taxonomy.fingerprint}"
-        memo = cache.load_blob(memo_key) or {}
-        before_memo = set(memo)
-        entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy, memo)
-        live = {n.digest for n in loaded.notes}
-        memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
-        if set(memo) != before_memo:
-            cache.delete_blobs("topics:")
-            cache.save_blob(memo_key, memo)
-        result.diagnostics = [*loaded.diagnostics, *problems]
-        result.notes = len(entries)
-        if strict and result.errors:
-            raise BuildError(f"{len(result.errors)} error(s) in the corpus; nothing was written (--strict)")
 
-        # the rendering half of the pipeline is imported only when something changed
-        from papernotes.site.contexts import Page
-        from papernotes.site.plan import notes_only_plan, plan_site
-        from papernotes.site.search import search_index
-        from papernotes.site.manifest import MANIFEST_NAME, manifest
-        from papernotes.site.theme import Theme, copy_assets, labels_for
+        plan = None
+        if previous is not None and not removed and not strict:
+            plan = _plan_bodies(project, loaded, cache, site, changed, previous)
+        if plan is None:
+            plan = _plan_site(project, loaded, cache, strict)
+        result.notes, result.pages = plan.state.notes, plan.state.pages
+        result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
-        labels = labels_for(config.language)
-        # entries come in path order (load_corpus sorts), so the digest needs no sort
-        listing = hashlib.blake2b(marshal.dumps([listing_key(e) for e in entries]), digest_size=16).hexdigest()
-        before = cache.page_fingerprints(site_key) if previous_ok else {}
-        bodies_only = previous_ok and not removed and cache.get_meta(f"listing:{site_key}") == listing
-        if bodies_only:  # no listing, neighbour or search entry changed: only the edited notes' own pages
-            pages = notes_only_plan(entries, changed, labels, salt)
-            result.pages = len(before)
-        else:
-            pages = plan_site(entries, taxonomy, config, labels, salt, redirects_for(entries))
-            result.pages = len(pages)
-        todo = [p for p in pages if before.get(p.url) != p.fingerprint]
-        stale = set() if bodies_only else set(before) - {p.url for p in pages}
-        theme = Theme(config, corpus, cache_path(corpus).parent / "jinja" if use_cache else None,
-                      precompile=len(todo) >= PARALLEL_PAGES)
-        staging.begin(incremental=previous_ok)
-        try:
-            page_problems = _render_pages(theme, todo, staging, workers, progress)
-            staging.planned_writes([p.output_path for p in todo])
-            for url in stale:
-                staging.remove(Page(url, "", "", None).output_path)
-            if not bodies_only:
-                staging.write("search/index.json", search_index(entries, config.language))
-                staging.write(MANIFEST_NAME, manifest(pages))
-                staging.planned_writes(["search/index.json", MANIFEST_NAME])
-            if not previous_ok:
-                copy_assets(staging, theme_dir)
-            staging.commit({"papernotes": __version__, "corpus": str(corpus), "notes": len(entries)})
-        except BaseException:
-            staging.abort()
-            raise
-        cache.update_page_problems(site_key, [*(p.url for p in todo), *stale], page_problems)
-        result.diagnostics += cache.page_problems(site_key)
+        before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
+                  if previous is not None else {})
+        todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
+        stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
+        # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
+        # half-way is then redone by the next build, whatever the notes say by then.
+        if previous is not None:
+            cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
+        page_problems = _render_and_publish(project, plan, todo, stale, staging, cache, site, workers, progress,
+                                            incremental=previous is not None)
+        cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
+        cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
+        cache.record_published(site, plan.state, plan.notes, replace=plan.complete)
+        result.diagnostics += cache.page_problems(site)
         result.rendered, result.removed = len(todo), len(stale)
-        if bodies_only:
-            cache.update_pages(site_key, {p.url: p.fingerprint for p in pages})
-        else:
-            cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
-        cache.set_meta(f"listing:{site_key}", listing)
-        cache.save_blob(f"state:{site_key}", state)
-        cache.set_meta(f"built:{site_key}", salt)
-        cache.set_meta(f"notes:{site_key}", str(len(entries)))
-        cache.save_blob(f"resolve:{site_key}", [encode_problem(d) for d in problems])
     result.seconds = time.perf_counter() - started
     return result
+
+
+# ------------------------------------------------------------ resolve + plan
+
+
+def _settings(project: Project):  # type: ignore[no-untyped-def]
+    from papernotes.site.plan import PlanSettings
+    from papernotes.site.theme import labels_for
+
+    return PlanSettings(project.config, project.taxonomy, labels_for(project.config.language))
+
+
+def listing_digest(entry: Entry) -> str:
+    return hashlib.blake2b(marshal.dumps(listing_key(entry)), digest_size=12).hexdigest()
+
+
+def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
+    """Resolve every note; topic rule matches are memoised per note digest and taxonomy."""
+    memo_key = f"topics:{project.taxonomy.fingerprint}"
+    memo = cache.load_blob(memo_key) or {}
+    before = set(memo)
+    entries, problems = resolve(loaded.notes, loaded.diagnostics, project.taxonomy, memo)
+    live = set(loaded.digests.values())
+    memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
+    if set(memo) != before:
+        cache.delete_blobs("topics:")
+        cache.save_blob(memo_key, memo)
+    return entries, problems
+
+
+def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
+    """Resolve and plan every page."""
+    from papernotes.site.markdown import title_text
+    from papernotes.site.plan import SiteIndex, cell_url, plan_site
+
+    entries, problems = _resolve(project, loaded, cache)
+    errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
+    if strict and errors:
+        raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
+    index = SiteIndex.of(entries)
+    pages = plan_site(index, _settings(project), project.salt)
+    rows = [PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url, cell_url(e.venue, e.domain), i,
+                          title_text(e.note.title))
+            for cell in index.by_cell.values() for i, e in enumerate(cell)]
+    state = Published(project.salt, len(entries), len(pages), index.urls, dict(loaded.digests), tuple(problems))
+    return SitePlan(pages, True, state, rows, list(index.entries))
+
+
+def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                 previous: Published) -> SitePlan | None:
+    """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
+    from papernotes.site.contexts import Link
+    from papernotes.site.kinds.note import note_page
+    from papernotes.site.plan import fingerprinted
+
+    rows = cache.published_notes(site, changed)
+    if len(rows) != len(changed):
+        return None  # a new note, or one the site did not show
+    paths = sorted(changed)
+    notes = loaded.parsed(paths)
+    diagnostics = [d for p in paths if p in loaded.fresh for d in loaded.fresh[p][1]]
+    entries, problems = resolve([n for n in notes.values() if n is not None], diagnostics, project.taxonomy)
+    if len(entries) != len(paths) or any(d.is_error for d in problems):
+        return None
+    if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
+        return None
+    labels = _settings(project).labels
+    by_path = cache.published_urls_by_path(site) if any(e.note.local_links for e in entries) else {}
+    pages = []
+    for entry in entries:
+        row = rows[entry.note.path]
+        prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
+        page = note_page(entry, Link(prev.title, prev.url) if prev else None,
+                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, previous.urls)
+        pages.append(fingerprinted(page, project.salt))
+    notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
+    state = replace(previous, digests={**previous.digests, **{e.note.path: e.note.digest for e in entries}})
+    return SitePlan(pages, False, state, notes_rows)
+
+
+# ------------------------------------------------------------ render + publish
+
+
+def _render_and_publish(project: Project, plan: SitePlan, todo: list, stale: set[str], staging: Staging,
+                        cache: BuildCache, site: str, workers: int, progress: Progress | None,
+                        incremental: bool) -> list[tuple[str, Diagnostic]]:
+    from papernotes.site.render import PARALLEL_PAGES, render_pages
+    from papernotes.site.manifest import MANIFEST_NAME, manifest
+    from papernotes.site.search import search_index
+    from papernotes.site.theme import Theme, copy_assets
+
+    theme = Theme(project.config, project.root, cache_path(project.root).parent / "jinja" if cache.path else None,
+                  precompile=len(todo) >= PARALLEL_PAGES)
+    staging.begin(incremental=incremental)
+    try:
+        problems = render_pages(theme, todo, staging, workers, progress)
+        staging.planned_writes([p.output_path for p in todo])
+        for url in stale:
+            staging.remove(output_path(url))
+        if plan.entries is not None:
+            staging.write("search/index.json", search_index(plan.entries, project.config.language))
+            staging.write(MANIFEST_NAME, manifest(plan.pages))
+            staging.planned_writes(["search/index.json", MANIFEST_NAME])
+        if not staging.incremental:
+            copy_assets(staging, theme.theme_dir)
+        pause("build.rendered")
+        staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+    except BaseException:
+        staging.abort()
+        raise
+    pause("build.published")
+    return problems
 
 
 def _package_fingerprint(theme_dir: Path | None = None) -> str:
@@ -182,56 +269,4 @@ def _package_fingerprint(theme_dir: Path | None = None) -> str:
             with open(path, "rb") as handle:
                 digest.update(handle.read())
     return digest.hexdigest()
-
-
-# ------------------------------------------------------------ rendering
-
-_JOB: tuple[Theme, list[Page], Staging] | None = None
-
-
-def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
-    assert _JOB is not None  # set by the parent before forking; not user input
-    theme, pages, staging = _JOB
-    problems: list[tuple[str, Diagnostic]] = []
-    for page in pages[bounds[0]:bounds[1]]:
-        data, found = theme.render(page)
-        staging.write(page.output_path, data)
-        problems.extend((page.url, d) for d in found)
-    return problems
-
-
-def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int,
-                  progress: Progress | None) -> list[tuple[str, Diagnostic]]:
-    import gc
-    import multiprocessing
-
-    global _JOB
-    total = len(pages)
-    if progress:
-        progress("render", 0, total)
-    _JOB = (theme, pages, staging)
-    try:
-        if total < PARALLEL_PAGES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            problems = []
-            step = max(1, total // 50)
-            for start in range(0, total, step):
-                problems.extend(_render_range((start, min(total, start + step))))
-                if progress:
-                    progress("render", min(total, start + step), total)
-            return problems
-        chunk = max(20, total // (workers * 8) + 1)
-        bounds = [(i, min(total, i + chunk)) for i in range(0, total, chunk)]
-        problems = []
-        gc.freeze()  # workers share the parent's records copy-on-write; GC would touch (and copy) every page
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers) as pool:
-            done = 0
-            for part in pool.imap(_render_range, bounds):
-                problems.extend(part)
-                done += chunk
-                if progress:
-                    progress("render", min(done, total), total)
-        return problems
-    finally:
-        _JOB = None
 

@@ -17,10 +17,10 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from papernotes.site.build import BuildResult, build
 from papernotes.config import CONFIG_NAME
 from papernotes.corpus.load import scan
 from papernotes.errors import PapernotesError
+from papernotes.site.build import BuildResult, build
 
 EVENTS_PATH = "/__papernotes/events"
 RELOAD_SNIPPET = (
