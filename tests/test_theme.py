@@ -140,6 +140,26 @@ def test_a_note_left_off_its_listing_or_no_record_fails(themed_site, tmp_path: P
     assert missing.exit_code == 1 and "no record of the published pages" in missing.stdout
 
 
+def test_incremental_builds_keep_the_record_current(tmp_path: Path) -> None:
+    """A note removed, one moved to another domain and one edited: the rebuilt site still passes the check."""
+    corpus = themed_corpus(tmp_path)
+    site = tmp_path / "site"
+    build(corpus, site)
+    notes = sorted(corpus.glob("ICML2024/optimization/*.md"))
+    notes[0].unlink()
+    moved = notes[1].read_text(encoding="utf-8").replace("domain: optimization", "domain: llm_reasoning", 1)
+    notes[1].write_text(moved, encoding="utf-8")
+    notes[2].write_text(notes[2].read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
+    again = build(corpus, site)
+    assert not again.up_to_date and again.removed >= 1
+    result = check_site(corpus, site)
+    assert result.exit_code == 0, result.output
+    body_only = notes[2].read_text(encoding="utf-8") + "\nAnd another.\n"
+    notes[2].write_text(body_only, encoding="utf-8")
+    assert build(corpus, site).rendered == 1  # a body edit: the record stays as it was, and still true
+    assert check_site(corpus, site).exit_code == 0
+
+
 def test_read_manifest_rejects_what_it_did_not_write() -> None:
     with pytest.raises(ManifestError, match="line 1: invalid JSON"):
         read_manifest(b"{")
