@@ -12,7 +12,8 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from papernotes.errors import ConfigError, Diagnostic, error
 from papernotes.taxonomy import Taxonomy, load_taxonomy
@@ -56,8 +57,28 @@ class SiteConfig(BaseModel):
     base_url: str = Field("/", description="Public URL of the site root; used for feeds and canonical links.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
+    theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
+                                                    "override the package's files of the same name and may add new ones.")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+
+    @field_validator("theme_dir")
+    @classmethod
+    def _theme_folder_exists(cls, value: str | None, info: ValidationInfo) -> str | None:
+        corpus = (info.context or {}).get("corpus")
+        if value is None or corpus is None:
+            return value
+        folder = Path(corpus) / value
+        if not folder.is_dir():
+            raise PydanticCustomError("theme_dir", "theme folder not found: {folder}", {"folder": str(folder)})
+        if not (folder / "templates").is_dir() and not (folder / "static").is_dir():
+            raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/ nor static/",
+                                      {"folder": str(folder)})
+        return value
+
+    def theme_path(self, corpus: Path) -> Path | None:
+        """The theme folder (``theme_dir`` resolved against the corpus), or ``None`` for the package's theme."""
+        return (corpus / self.theme_dir).resolve() if self.theme_dir else None
 
 
 def _line_for_key(text: str, loc: tuple[int | str, ...]) -> int:
@@ -86,7 +107,7 @@ def load_config(corpus: Path) -> tuple[SiteConfig, str]:
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError([error(str(path), int(m.group(1)) if m else 0, f"invalid TOML: {exc}", "config")]) from exc
     try:
-        config = SiteConfig.model_validate(data)
+        config = SiteConfig.model_validate(data, context={"corpus": corpus})
     except ValidationError as exc:
         problems: list[Diagnostic] = []
         for item in exc.errors():

@@ -4,7 +4,8 @@ In: a corpus directory (and optionally a built site). Out: a list of
 ``Diagnostic`` records. Errors (bad front matter, missing required fields,
 duplicate ids or papers, formulas KaTeX rejects) make ``papernotes check`` exit
 non-zero; warnings (missing or empty sections, broken links, suspected
-misfiles, unknown taxonomy names, count mismatches on a built site) do not.
+misfiles, unknown taxonomy names) do not. A built site is compared with the
+corpus by ``check/site.py``.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from papernotes.cache import BuildCache
+from papernotes.check.site import site_problems
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
@@ -172,29 +174,6 @@ def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float
         problems.append(warning(m.path, m.line,
                                 f"suspected misfile: filed under {m.current!r}, the classifier says {m.predicted!r} "
                                 f"(p={m.probability:.2f})", "misfile"))
-    return problems
-
-
-def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
-    """Compare a built site's venue x domain pages with the corpus: every note listed, counts honest."""
-    problems = []
-    cells: dict[tuple[str, str], list[Entry]] = defaultdict(list)
-    for e in entries:
-        cells[(e.venue.id, e.domain.slug)].append(e)
-    item = re.compile(r"<dt><a href=\"([^\"]+)\"")
-    count = re.compile(r'class="venue-line">.*?·\s*(\d+)', re.S)
-    for (venue, domain), group in cells.items():
-        page = site / venue / domain / "index.html"
-        where = str(page)
-        if not page.is_file():
-            problems.append(error(where, 0, f"page missing for {len(group)} note(s)", "site-count"))
-            continue
-        html = page.read_text(encoding="utf-8")
-        listed = len(item.findall(html))
-        shown = count.search(html)
-        if listed != len(group) or (shown and int(shown.group(1)) != len(group)):
-            problems.append(error(where, 0, f"lists {listed} note(s), says {shown.group(1) if shown else '?'}, "
-                                            f"corpus has {len(group)}; rebuild the site", "site-count"))
     return problems
 
 

@@ -95,7 +95,9 @@ def check(
     no_formulas: Annotated[bool, typer.Option("--no-formulas", help="Skip the KaTeX check of formulas.")] = False,
     no_classifier: Annotated[bool, typer.Option("--no-classifier", help="Skip the misfile detection.")] = False,
     threshold: Annotated[float, typer.Option(help="Classifier probability that flags a misfile.")] = 0.8,
-    site: Annotated[Optional[Path], typer.Option(help="Also verify the counts of this built site.")] = None,
+    site: Annotated[Optional[Path], typer.Option(
+        help="Also compare this built site with the corpus (from the record the build wrote, not its HTML): "
+             "every note published and listed once, every count honest.")] = None,
     grounding: Annotated[bool, typer.Option(
         "--grounding", help="Check every number of a note against its paper, the PDF beside it (foo.md ↔ foo.pdf); "
                             "needs the pdf extra.")] = False,

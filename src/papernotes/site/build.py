@@ -10,11 +10,9 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
 
 from papernotes import __version__
@@ -55,7 +53,8 @@ class Project:
     config: SiteConfig
     taxonomy: Taxonomy
     salt: str
-    """Changes with papernotes' code and assets, the config and the taxonomy: a new salt rebuilds every page."""
+    """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
+    rebuilds every page."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,8 @@ def open_project(corpus: Path) -> Project:
         raise CorpusError(f"{root}: corpus directory not found")
     config, config_fp = load_config(root)
     taxonomy = load_site_taxonomy(root, config)
-    salt = f"{__version__}|{_package_fingerprint()}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
+    salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
+            f"|{config.language}")
     return Project(root, config, taxonomy, salt)
 
 
@@ -229,8 +229,9 @@ def _render_and_publish(project: Project, plan: SitePlan, todo: list, stale: set
                         cache: BuildCache, site: str, workers: int, progress: Progress | None,
                         incremental: bool) -> list[tuple[str, Diagnostic]]:
     from papernotes.site.render import PARALLEL_PAGES, render_pages
+    from papernotes.site.manifest import MANIFEST_NAME, manifest
     from papernotes.site.search import search_index
-    from papernotes.site.theme import Theme
+    from papernotes.site.theme import Theme, copy_assets
 
     theme = Theme(project.config, project.root, cache_path(project.root).parent / "jinja" if cache.path else None,
                   precompile=len(todo) >= PARALLEL_PAGES)
@@ -242,9 +243,10 @@ def _render_and_publish(project: Project, plan: SitePlan, todo: list, stale: set
             staging.remove(output_path(url))
         if plan.entries is not None:
             staging.write("search/index.json", search_index(plan.entries, project.config.language))
-            staging.planned_writes(["search/index.json"])
+            staging.write(MANIFEST_NAME, manifest(plan.pages))
+            staging.planned_writes(["search/index.json", MANIFEST_NAME])
         if not staging.incremental:
-            _copy_assets(staging)
+            copy_assets(staging, theme.theme_dir)
         pause("build.rendered")
         staging.commit({"papernotes": __version__, "notes": plan.state.notes})
     except BaseException:
@@ -254,27 +256,26 @@ def _render_and_publish(project: Project, plan: SitePlan, todo: list, stale: set
     return problems
 
 
-def _package_fingerprint() -> str:
-    """Changes when papernotes' own code, templates or assets change, so an upgrade rebuilds every page.
+def _package_fingerprint(theme_dir: Path | None = None) -> str:
+    """Changes when papernotes' own code, templates or assets change, or the site's theme folder does,
+    so an upgrade or a theme edit rebuilds every page.
 
     Contents, not modification times: a reinstall or a checkout that leaves the files
     as they were must not turn the next build into a full one.
     """
-    root = Path(__file__).resolve().parents[1]
+    roots = [Path(__file__).resolve().parents[1]]
+    if theme_dir is not None:
+        roots += [theme_dir / "templates", theme_dir / "static"]
     digest = hashlib.blake2b(digest_size=8)
-    for dirpath, dirnames, filenames in sorted(os.walk(root)):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
+    for index, root in enumerate(roots):
+        digest.update(f"\0{index}\0".encode())
+        files = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]  # pruned while walking: bytecode is no input
+            files += [os.path.join(dirpath, name) for name in filenames]
+        for path in sorted(files):
             digest.update(path[len(str(root)):].encode())
             with open(path, "rb") as handle:
                 digest.update(handle.read())
     return digest.hexdigest()
 
-
-def _copy_assets(staging: Staging) -> None:
-    static = Path(str(resources.files("papernotes") / "static"))
-    dest = staging.path("assets")
-    if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(static, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
