@@ -156,9 +156,21 @@ class BuildCache:
         """Every cached note's path (in path order) -> digest of its bytes."""
         return dict(self.db.execute("SELECT path, digest FROM notes ORDER BY path"))
 
-    def changed_since_published(self, site: str) -> tuple[set[str], set[str]]:
+    def changed_since_published(self, site: str, paths: Iterable[str] | None = None) -> tuple[set[str], set[str]]:
         """Note files whose digest differs from (or is missing in) what ``site`` was built from, and
-        files it was built from that are gone; compared inside SQLite, like ``stale_notes``."""
+        files it was built from that are gone; compared inside SQLite, like ``stale_notes``.
+        ``paths`` limits the comparison to those files."""
+        if paths is not None:
+            changed, removed = set(), set()
+            for path in paths:
+                now = self.db.execute("SELECT digest FROM notes WHERE path = ?", (path,)).fetchone()
+                then = self.db.execute("SELECT digest FROM published_notes WHERE site = ? AND path = ?",
+                                       (site, path)).fetchone()
+                if now is None and then is not None:
+                    removed.add(path)
+                elif now is not None and (then is None or then[0] != now[0]):
+                    changed.add(path)
+            return changed, removed
         changed = {path for (path,) in self.db.execute(
             "SELECT n.path FROM notes n LEFT JOIN published_notes p ON p.site = ? AND p.path = n.path "
             "WHERE p.digest IS NULL OR p.digest != n.digest", (site,))}

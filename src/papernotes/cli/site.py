@@ -55,7 +55,6 @@ def serve(
     port: Annotated[int, typer.Option("-p", "--port", help="Port on 127.0.0.1 (0 picks a free one).")] = 8000,
     output: Annotated[Optional[Path], typer.Option("-o", "--output",
                                                    help="Site directory (default: CORPUS/.papernotes/serve).")] = None,
-    interval: Annotated[float, typer.Option(help="Seconds between checks for changed notes.")] = 0.5,
 ) -> None:
     """Build, serve on 127.0.0.1 only, rebuild when a note changes and reload open pages."""
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
@@ -71,7 +70,7 @@ def serve(
         err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
 
     try:
-        server = DevServer(corpus, site, port, interval, on_build=on_build, on_error=on_error)
+        server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error)
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:

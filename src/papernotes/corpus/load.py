@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,3 +194,19 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found
         cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
                           for f in stale}, removed)
     return LoadedCorpus(root, fresh, tuple(removed), cache)
+
+
+def load_paths(root: Path, cache: BuildCache, paths: Collection[str]) -> LoadedCorpus:
+    """Parse just ``paths`` (a watcher saw them change); a path that is gone is dropped from the cache."""
+    found, gone = [], []
+    for rel in sorted(paths):
+        try:
+            st = os.stat(root / rel)
+        except OSError:
+            gone.append(rel)
+            continue
+        found.append(SourceFile(rel, st.st_mtime_ns, st.st_size))
+    fresh = _parse_files(root, [f.path for f in found], 1)
+    cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
+                      for f in found}, gone)
+    return LoadedCorpus(root, fresh, tuple(gone), cache)

@@ -11,14 +11,14 @@ import hashlib
 import marshal
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published, PublishedNote
 from papernotes.config import SiteConfig, load_config, load_site_taxonomy
-from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, scan_corpus
+from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths, scan_corpus
 from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic
 from papernotes.site.publish import Staging, output_path
@@ -87,58 +87,119 @@ def open_project(corpus: Path) -> Project:
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
           progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
     """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists."""
-    started = time.perf_counter()
-    project = open_project(corpus)
-    workers = workers or os.cpu_count() or 1
-    staging = Staging(out)
-    staging.check_target(project.root)
-    staging.recover()  # finish a publish a crash interrupted before comparing with it
-    site = staging.site_key
-    result = BuildResult(out)
-    with BuildCache(cache_path(project.root) if use_cache else None) as cache:
-        found = scan_corpus(project.root)
-        previous = cache.published(site) if staging.has_previous() else None
-        if previous is not None and previous.salt != project.salt:
-            previous = None
-        if previous is not None and previous.scan == found.digest and not strict:
-            result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
-            parse_problems = [d for group in cache.note_problems().values() for d in group]
-            result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(site)]
-            result.seconds = time.perf_counter() - started
-            return result
-        loaded = load_corpus(project.root, cache, workers, found)
-        pause("build.loaded")
-        if previous is not None:
-            changed, removed = cache.changed_since_published(site)
-        else:
-            changed, removed = set(loaded.digests), set()
+    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache).build(strict=strict)
 
-        plan = None
-        if previous is not None and not removed and not strict:
-            plan = _plan_bodies(project, loaded, cache, site, changed, previous)
-        if plan is None:
-            plan = _plan_site(project, loaded, cache, strict)
-        result.notes, result.pages = plan.state.notes, plan.state.pages
-        result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
-        before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
-                  if previous is not None else {})
-        todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
-        stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
-        # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
-        # half-way is then redone by the next build, whatever the notes say by then.
-        if previous is not None:
-            cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
-        page_problems = _render_and_publish(project, plan, todo, stale, staging, cache, site, workers, progress,
-                                            incremental=previous is not None)
-        cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
-        cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
-        cache.record_published(site, replace(plan.state, scan=found.digest), plan.notes, replace=plan.complete,
-                               urls=plan.urls)
-        result.diagnostics += cache.page_problems(site)
-        result.rendered, result.removed = len(todo), len(stale)
-    result.seconds = time.perf_counter() - started
-    return result
+class Builder:
+    """Builds one corpus into one site, as often as asked (``serve`` keeps one between edits)."""
+
+    def __init__(self, corpus: Path, out: Path, *, workers: int | None = None, progress: Progress | None = None,
+                 use_cache: bool = True) -> None:
+        self.project = open_project(corpus)
+        self.staging = Staging(out)
+        self.staging.check_target(self.project.root)
+        self.out = out
+        self.workers = workers or os.cpu_count() or 1
+        self.progress = progress
+        self.cache_file = cache_path(self.project.root) if use_cache else None
+        self._theme = None
+        self._theme_precompiled = False
+
+    def build(self, *, strict: bool = False, edited: Collection[str] | None = None) -> BuildResult:
+        """Bring the site up to date. ``edited``: the note paths a watcher saw change, so the corpus
+        need not be scanned when only those notes' own pages change (anything else scans)."""
+        started = time.perf_counter()
+        project, staging = self.project, self.staging
+        staging.recover()  # finish a publish a crash interrupted before comparing with it
+        site = staging.site_key
+        result = BuildResult(self.out)
+        with BuildCache(self.cache_file) as cache:
+            previous = cache.published(site) if staging.has_previous() else None
+            if previous is not None and previous.salt != project.salt:
+                previous = None
+            plan = loaded = None
+            scan_digest = ""
+            if edited is not None and previous is not None and not strict:
+                loaded = load_paths(project.root, cache, edited)
+                changed, removed = cache.changed_since_published(site, edited)
+                plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous)
+            if plan is None:
+                found = scan_corpus(project.root)
+                scan_digest = found.digest
+                if previous is not None and previous.scan == found.digest and not strict:
+                    result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
+                    parse_problems = [d for group in cache.note_problems().values() for d in group]
+                    result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(site)]
+                    result.seconds = time.perf_counter() - started
+                    return result
+                loaded = load_corpus(project.root, cache, self.workers, found)
+                pause("build.loaded")
+                changed, removed = cache.changed_since_published(site) if previous is not None else (
+                    set(loaded.digests), set())
+                if previous is not None and not removed and not strict:
+                    plan = _plan_bodies(project, loaded, cache, site, changed, previous)
+                if plan is None:
+                    plan = _plan_site(project, loaded, cache, strict)
+            result.notes, result.pages = plan.state.notes, plan.state.pages
+            result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
+
+            before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
+                      if previous is not None else {})
+            todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
+            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
+            # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
+            # half-way is then redone by the next build, whatever the notes say by then.
+            if previous is not None:
+                cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
+            page_problems = self._render_and_publish(plan, todo, stale, cache, incremental=previous is not None)
+            cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
+            cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
+            cache.record_published(site, replace(plan.state, scan=scan_digest), plan.notes, replace=plan.complete,
+                                   urls=plan.urls)
+            result.diagnostics += cache.page_problems(site)
+            result.rendered, result.removed = len(todo), len(stale)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def theme(self, pages: int):  # type: ignore[no-untyped-def]
+        """The theme, made once per builder (templates compiled up front for a large render)."""
+        from papernotes.site.render import PARALLEL_PAGES
+        from papernotes.site.theme import Theme
+
+        if self._theme is None or (pages >= PARALLEL_PAGES and not self._theme_precompiled):
+            bytecode = self.cache_file.parent / "jinja" if self.cache_file is not None else None
+            self._theme = Theme(self.project.config, self.project.root, bytecode, precompile=pages >= PARALLEL_PAGES)
+            self._theme_precompiled = pages >= PARALLEL_PAGES
+        return self._theme
+
+    def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
+                            incremental: bool) -> list[tuple[str, Diagnostic]]:
+        from papernotes.site.manifest import MANIFEST_NAME, manifest
+        from papernotes.site.render import render_pages
+        from papernotes.site.search import search_index
+        from papernotes.site.theme import copy_assets
+
+        staging, project = self.staging, self.project
+        theme = self.theme(len(todo))
+        staging.begin(incremental=incremental)
+        try:
+            problems = render_pages(theme, todo, staging, self.workers, self.progress)
+            staging.planned_writes([p.output_path for p in todo])
+            for url in stale:
+                staging.remove(output_path(url))
+            if plan.entries is not None:
+                staging.write("search/index.json", search_index(plan.entries, project.config.language))
+                staging.write(MANIFEST_NAME, manifest(plan.pages))
+                staging.planned_writes(["search/index.json", MANIFEST_NAME])
+            if not staging.incremental:
+                copy_assets(staging, theme.theme_dir)
+            pause("build.rendered")
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+        except BaseException:
+            staging.abort()
+            raise
+        pause("build.published")
+        return problems
 
 
 # ------------------------------------------------------------ resolve + plan
@@ -222,38 +283,7 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     return SitePlan(pages, False, previous, notes_rows)
 
 
-# ------------------------------------------------------------ render + publish
-
-
-def _render_and_publish(project: Project, plan: SitePlan, todo: list, stale: set[str], staging: Staging,
-                        cache: BuildCache, site: str, workers: int, progress: Progress | None,
-                        incremental: bool) -> list[tuple[str, Diagnostic]]:
-    from papernotes.site.render import PARALLEL_PAGES, render_pages
-    from papernotes.site.manifest import MANIFEST_NAME, manifest
-    from papernotes.site.search import search_index
-    from papernotes.site.theme import Theme, copy_assets
-
-    theme = Theme(project.config, project.root, cache_path(project.root).parent / "jinja" if cache.path else None,
-                  precompile=len(todo) >= PARALLEL_PAGES)
-    staging.begin(incremental=incremental)
-    try:
-        problems = render_pages(theme, todo, staging, workers, progress)
-        staging.planned_writes([p.output_path for p in todo])
-        for url in stale:
-            staging.remove(output_path(url))
-        if plan.entries is not None:
-            staging.write("search/index.json", search_index(plan.entries, project.config.language))
-            staging.write(MANIFEST_NAME, manifest(plan.pages))
-            staging.planned_writes(["search/index.json", MANIFEST_NAME])
-        if not staging.incremental:
-            copy_assets(staging, theme.theme_dir)
-        pause("build.rendered")
-        staging.commit({"papernotes": __version__, "notes": plan.state.notes})
-    except BaseException:
-        staging.abort()
-        raise
-    pause("build.published")
-    return problems
+# ------------------------------------------------------------ fingerprints
 
 
 def _package_fingerprint(theme_dir: Path | None = None) -> str:
