@@ -95,6 +95,19 @@ def test_a_paper_that_fits_goes_whole_and_a_long_one_in_chunks() -> None:
     assert plan(None, 4096, 1000, 300).mode == "abstract"
 
 
+def test_a_section_larger_than_a_chunk_is_split_losing_nothing() -> None:
+    rows = "\n".join(f"Method{i}  0.{i:04d}  12.{i}" for i in range(400))  # one huge table
+    paper = PaperText("ab" * 32, 2, "T", (Section("3", "Results", 1, 1, (Paragraph(rows, 1),
+                                                                          Paragraph("word " * 3000, 2))),),
+                      (), False, "headings")
+    from papernotes.intake.engines._paper import chunks
+
+    parts = chunks(paper, 600)
+    assert len(parts) > 5 and all(estimate_tokens(c.text) <= 600 for c in parts)
+    assert parts[0].label == "3 Results (part 1)" and parts[1].text.startswith("## 3 Results [p. 1] (continued)")
+    assert all(f"Method{i}  0.{i:04d}  12.{i}" in "\n".join(c.text for c in parts) for i in range(400))
+
+
 def test_unsupported_numbers_are_located_and_marked() -> None:
     paper = paper_of(("1", "Results", "Ours reaches 0.4642 and 0.5131; the baseline 0.3925."))
     stub = Stub("x.md", "", {"title": "T"}, "")
@@ -168,6 +181,23 @@ def test_what_the_repair_does_not_fix_is_marked(tmp_path: Path) -> None:
     found = ground_note(corpus, REL, note.summary, note.line_of("summary"))
     assert found is not None and [f.number.text for f in found.unsupported] == ["0.673"] * 3
     assert found.checked == front["grounding"]["checked"]
+
+
+def test_chinese_notes_get_the_chinese_prompts_and_repair_list(tmp_path: Path) -> None:
+    def responder(body: dict[str, Any]) -> Reply:
+        return ok(results_draft("0.673")) if title_of(body) == TITLE else default_responder(body)
+
+    with LLMServer(responder) as server:
+        corpus = make_corpus(tmp_path / "c", llm_settings(server))
+        paper = read_paper(pdfgen.sample_paper((corpus / REL).with_suffix(".pdf")))
+        draft(corpus, limit=1)
+    first, repair = server.requests
+    assert first.user_text.startswith("标题：Let's Verify Step by Step\n")
+    assert "论文全文：\n## Title, authors and abstract [p. 1]" in first.user_text
+    assert "请通读全文" in first.body["messages"][0]["content"]
+    page = page_of(paper, "0.5131")
+    assert f"- 0.673（位于“实验关键数据”）；论文中最接近的数字是 0.5131（第 {page} 页）" in last_user(repair.body)
+    assert "笔记中的这些数字在论文里找不到" in last_user(repair.body)
 
 
 def long_paper(path: Path, extra: int = 30) -> Path:
@@ -270,6 +300,9 @@ def test_batch_needs_an_engine_with_a_batch_mode(tmp_path: Path) -> None:
     corpus = make_corpus(tmp_path / "c")
     result = runner.invoke(app, ["draft", str(corpus), "--engine", "extractive", "--batch"])
     assert result.exit_code != 0 and "has no batch mode (engines with one: openai)" in " ".join(result.stderr.split())
+    from papernotes.intake.draft import engine_for
+
+    assert engine_for("openai", batch=True).name == engine_for("openai_batch", batch=True).name == "openai_batch"
 
 
 # ---------------------------------------------------------------- the note page

@@ -342,12 +342,12 @@ def engine_for(name: str, batch: bool = False) -> DraftEngine:
         engine = ENGINES.get(name)
     except UnknownName as exc:
         raise CorpusError(str(exc)) from None
-    if batch:
-        if not engine.batch:
-            with_batch = [e.name for e in ENGINES if e.batch]
-            raise CorpusError(f"the {name} engine has no batch mode (engines with one: {', '.join(with_batch)})")
-        engine = ENGINES.get(engine.batch)
-    return engine
+    if not batch or any(e.batch == name for e in ENGINES):  # ``--engine openai_batch --batch`` is fine too
+        return engine
+    if not engine.batch:
+        with_batch = [e.name for e in ENGINES if e.batch]
+        raise CorpusError(f"the {name} engine has no batch mode (engines with one: {', '.join(with_batch)})")
+    return ENGINES.get(engine.batch)
 
 
 def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: str | None = None,

@@ -99,8 +99,8 @@ def _units(paper: PaperText, budget: int) -> list[tuple[str, str]]:
             continue
         head, *paragraphs = text.split("\n\n")
         piece, part = head, 1
-        for paragraph in paragraphs:
-            paragraph = fit(paragraph, budget - estimate_tokens(head) - 2)
+        room = max(1, budget - estimate_tokens(head) - 16)
+        for paragraph in (p for para in paragraphs for p in _pieces(para, room)):
             candidate = f"{piece}\n\n{paragraph}"
             if estimate_tokens(candidate) > budget and piece != head:
                 out.append((f"{name} (part {part})", piece))
@@ -108,6 +108,21 @@ def _units(paper: PaperText, budget: int) -> list[tuple[str, str]]:
             else:
                 piece = candidate
         out.append((f"{name} (part {part})" if part > 1 else name, piece))
+    return out
+
+
+def _pieces(paragraph: str, budget: int) -> list[str]:
+    """A paragraph in pieces of at most ``budget`` tokens: whole, else by lines (table rows), else by characters."""
+    if estimate_tokens(paragraph) <= budget:
+        return [paragraph]
+    out: list[str] = []
+    for line in paragraph.split("\n"):
+        # a character is at most one token, so ``budget`` characters always fit
+        for part in (line[i:i + budget] for i in range(0, len(line), budget)) if estimate_tokens(line) > budget else [line]:
+            if out and estimate_tokens(f"{out[-1]}\n{part}") <= budget:
+                out[-1] = f"{out[-1]}\n{part}"
+            else:
+                out.append(part)
     return out
 
 
