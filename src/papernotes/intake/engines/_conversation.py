@@ -201,9 +201,10 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
 
     found = _grounding.check(stub, drafted, paper, lang)
     ground_repaired = 0
-    if found.unsupported:
+    # numbers in text the stub already had are the author's: counted, never sent back
+    if numbers := _grounding.repair_list(found, prompts.draft, lang):
         ground_repaired = 1
-        request = prompts.draft.fill("repair_numbers", numbers=_grounding.repair_list(found, prompts.draft, lang))
+        request = prompts.draft.fill("repair_numbers", numbers=numbers)
         (again,) = yield [call(_then(messages, reply.text, request))]
         if isinstance(again, Completion):
             fixed, _ = validate_reply(again.text, engine)
