@@ -95,8 +95,9 @@ def draft_command(
     out.print(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
     if result.grounded:
         marked = f", {result.unsupported} not in the paper (marked ⚠)" if result.unsupported else ""
-        out.print(f"grounding: {result.grounded} note(s) checked against their paper, {result.checked:,} number(s)"
-                  f"{marked}; {result.ground_repaired} sent back for a repair")
+        repairs = f"; {result.ground_repaired} sent back for a repair" if result.usage is not None else ""
+        out.print(f"grounding: {result.grounded} note(s) checked against their paper, {result.checked:,} "
+                  f"number(s){marked}{repairs}")
     if result.usage is not None:
         u = result.usage
         batched = (f" ({u.batch_requests} by batch in {u.batches} new batch(es), "
