@@ -27,7 +27,7 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
     base = tmp_path_factory.mktemp("browser")
     shutil.copytree(EXAMPLES, base / "corpus")
-    server = DevServer(base / "corpus", base / "site", port=0, interval=60)
+    server = DevServer(base / "corpus", base / "site", port=0)
     server.start()
     yield server
     server.stop()

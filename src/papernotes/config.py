@@ -45,6 +45,14 @@ class LLMConfig(BaseModel):
     temperature: float = Field(0.2, ge=0, le=2, description="Sampling temperature of the drafting model.")
     price_per_1k_input: float = Field(0.0, ge=0, description="For the cost summary.")
     price_per_1k_output: float = Field(0.0, ge=0, description="For the cost summary.")
+    context_tokens: int = Field(
+        128_000, ge=4096, description="The model's context window in tokens. A paper whose text fits (with room "
+        "for the reply) is sent whole; a longer one is drafted by map-reduce over its sections.")
+    batch_price_factor: float = Field(
+        0.5, ge=0, le=1, description="Price of a Batch API token relative to a live one, for the cost summary "
+        "of draft --batch (OpenAI: half price).")
+    batch_poll_seconds: float = Field(30.0, gt=0, description="Seconds between two status checks of a batch "
+                                      "(draft --batch).")
 
 
 class SiteConfig(BaseModel):

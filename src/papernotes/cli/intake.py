@@ -13,6 +13,7 @@ import typer
 from rich.markup import escape
 
 from papernotes.cli.app import app, err, fail, out, report
+from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
 
 
@@ -62,37 +63,48 @@ def ingest_command(
 def draft_command(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False, show_default=False)],
     engine: Annotated[str, typer.Option(
-        help="openai: any OpenAI-compatible endpoint, set up in the llm table of papernotes.toml; "
-             "extractive: offline, abstract sentences only.")] = "openai",
+        help=f"One of: {', '.join(ENGINES.names())}. openai: any OpenAI-compatible endpoint, set up in the llm "
+             "table of papernotes.toml; extractive: offline, sentences of the abstract and the paper.")] = "openai",
+    batch: Annotated[bool, typer.Option(
+        "--batch", help="Send the requests through the OpenAI Batch API (half price, within 24 h); "
+                        "re-run to resume a run that was interrupted.")] = False,
     limit: Annotated[Optional[int], typer.Option(min=0, help="Draft at most N stubs (in path order).")] = None,
     lang: Annotated[Optional[str], typer.Option(
         help="Language of the draft: zh or en (default: the note's `lang`, else the site language).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
-    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings."""
+    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings, from the PDF beside
+    each note when there is one (its numbers checked against it), else from the abstract."""
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import PapernotesError
-    from papernotes.intake.draft import ENGINES, draft
+    from papernotes.intake.draft import draft
 
     if engine not in ENGINES:
-        raise typer.BadParameter(f"choose one of: {', '.join(ENGINES)}", param_hint="--engine")
+        raise typer.BadParameter(f"choose one of: {', '.join(ENGINES.names())}", param_hint="--engine")
     if lang not in (None, "zh", "en"):
         raise typer.BadParameter("choose zh or en", param_hint="--lang")
     try:
         with progress_bar(err, disable=quiet) as progress:
-            result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress)
+            result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress, batch=batch)
     except PapernotesError as exc:
         raise fail(exc) from None
     report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
     if quiet:
         return
     failed = f", {len(result.failed)} failed (still stubs, see `draft_error`)" if result.failed else ""
-    out.print(f"{len(result.drafted)} note(s) drafted with {engine}{failed}")
+    out.print(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
+    if result.grounded:
+        marked = f", {result.unsupported} not in the paper (marked ⚠)" if result.unsupported else ""
+        repairs = f"; {result.ground_repaired} sent back for a repair" if result.usage is not None else ""
+        out.print(f"grounding: {result.grounded} note(s) checked against their paper, {result.checked:,} "
+                  f"number(s){marked}{repairs}")
     if result.usage is not None:
         u = result.usage
-        out.print(f"model {result.model}: {u.requests} request(s), {u.cache_hits} from cache, {u.retries} retried, "
-                  f"{result.repaired} repaired; tokens {u.prompt_tokens:,} in + {u.completion_tokens:,} out "
-                  f"(cache saved {u.cached_tokens:,}); cost ${result.cost:.4f}")
+        batched = (f" ({u.batch_requests} by batch in {u.batches} new batch(es), "
+                   f"{result.batch_price_factor:.0%} price)" if u.batch_requests or u.batches else "")
+        out.print(f"model {result.model}: {u.requests} request(s){batched}, {u.cache_hits} from cache, "
+                  f"{u.retries} retried, {result.repaired} repaired; tokens {u.prompt_tokens:,} in + "
+                  f"{u.completion_tokens:,} out (cache saved {u.cached_tokens:,}); cost ${result.cost:.4f}")
 
 
 @app.command("read")

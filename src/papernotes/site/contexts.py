@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from papernotes.corpus.model import Entry
+from papernotes.corpus.model import Entry, Grounding
 from papernotes.taxonomy import Venue
 
 
@@ -197,6 +197,9 @@ class NoteContext:
     """Relative links in the body -> site-relative target (``None``: broken)."""
     extra_meta: tuple[tuple[str, str], ...] = ()
     """Other metadata lines kept from an import (``meta:`` in front matter), as (label, inline HTML)."""
+    grounding: Grounding | None = None
+    """Front matter ``grounding``: numbers checked against the paper (``supported``/``checked``) and the ones
+    not in it (``not_in_paper``, shown highlighted); ``None`` when the note was never checked."""
 
 
 @dataclass(frozen=True, slots=True)

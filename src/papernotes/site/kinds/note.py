@@ -1,7 +1,8 @@
 """``/{VENUE}/{domain}/{slug}/``: one note's page.
 
-Title, venue, domain, topics, links, ratings, summary and body (rendered by the
-theme from the file), previous/next note of the same venue × domain page, and
+Title, venue, domain, topics, links, ratings, the grounding line ("numbers
+checked against the paper: 41/43", from front matter), summary and body
+(rendered by the theme from the file), previous/next note of the same venue × domain page, and
 every relative link of the body mapped to its page on the site.
 """
 from __future__ import annotations
@@ -59,6 +60,7 @@ def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLab
         next=nxt,
         link_map=tuple((t, resolve_local_link(note.path, entry.url, t, by_path, urls)) for t in note.local_links),
         extra_meta=_extra_meta(note.extra.get("meta"), note.venue),
+        grounding=note.grounding,
     )
     return Page(entry.url, "note.html", title_text(note.title), ctx,
                 (Crumb(labels("home"), ""), Crumb(venue.label, venue.url), Crumb(domain.label, domain.url)))
