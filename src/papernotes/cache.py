@@ -21,7 +21,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-9"
+SCHEMA_VERSION = f"{__version__}-10"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS note_records (path TEXT PRIMARY KEY, record BLOB);
 CREATE TABLE IF NOT EXISTS published (site TEXT PRIMARY KEY, record BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS published_notes (
     site TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, listing TEXT, url TEXT,
-    cell TEXT, position INTEGER, title TEXT, PRIMARY KEY (site, path));
+    cell TEXT, position INTEGER, title TEXT, groups BLOB, PRIMARY KEY (site, path));
 CREATE INDEX IF NOT EXISTS published_notes_cell ON published_notes (site, cell, position);
 CREATE TABLE IF NOT EXISTS pages (
     site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
@@ -98,6 +98,19 @@ class PublishedNote:
     """Index on that page (notes are ordered by slug): neighbours are ``position ± 1``."""
     title: str | None = None
     """Plain title, the label of the links its neighbours' pages make to it."""
+    topics: tuple[str, ...] = ()
+    """Slugs of its topics (their pages list it)."""
+    aliases: tuple[str, ...] = ()
+    """URLs of the redirect pages its ``aliases`` made."""
+
+
+_NOTE_COLUMNS = "path, digest, listing, url, cell, position, title, groups"
+
+
+def _published_note(row: Sequence[Any]) -> PublishedNote:
+    *fields, groups = row
+    topics, aliases = marshal.loads(groups) if groups is not None else ((), ())
+    return PublishedNote(*fields, topics, aliases)
 
 
 class BuildCache:
@@ -236,16 +249,16 @@ class BuildCache:
     def published_notes(self, site: str, paths: Iterable[str]) -> dict[str, PublishedNote]:
         out = {}
         for path in paths:
-            row = self.db.execute("SELECT path, digest, listing, url, cell, position, title FROM published_notes "
-                                  "WHERE site = ? AND path = ?", (site, path)).fetchone()
+            row = self.db.execute(f"SELECT {_NOTE_COLUMNS} FROM published_notes WHERE site = ? AND path = ?",
+                                  (site, path)).fetchone()
             if row is not None:
-                out[path] = PublishedNote(*row)
+                out[path] = _published_note(row)
         return out
 
     def neighbour(self, site: str, cell: str, position: int) -> PublishedNote | None:
-        row = self.db.execute("SELECT path, digest, listing, url, cell, position, title FROM published_notes "
-                              "WHERE site = ? AND cell = ? AND position = ?", (site, cell, position)).fetchone()
-        return PublishedNote(*row) if row is not None else None
+        row = self.db.execute(f"SELECT {_NOTE_COLUMNS} FROM published_notes WHERE site = ? AND cell = ? AND "
+                              "position = ?", (site, cell, position)).fetchone()
+        return _published_note(row) if row is not None else None
 
     def published_urls_by_path(self, site: str) -> dict[str, str]:
         return dict(self.db.execute("SELECT path, url FROM published_notes WHERE site = ? AND url IS NOT NULL",
@@ -261,8 +274,9 @@ class BuildCache:
                 self.db.execute("DELETE FROM published_notes WHERE site = ?", (site,))
             if urls is not None:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
-            self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
-                (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title) for n in notes))
+            self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+                (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title,
+                 marshal.dumps((n.topics, n.aliases)) if n.url is not None else None) for n in notes))
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
 
     def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:

@@ -21,6 +21,7 @@ from papernotes.config import SiteConfig, load_config, load_site_taxonomy
 from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths, scan_corpus
 from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.site.manifest import MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.taxonomy import Taxonomy
@@ -71,6 +72,8 @@ class SitePlan:
     """Every entry (for the search index) when the whole site was planned."""
     urls: frozenset[str] | None = None
     """Every directory page, when the whole site was planned."""
+    stale: frozenset[str] = frozenset()
+    """Pages to remove, when only part of the site was planned (a complete plan removes what it lacks)."""
 
 
 def open_project(corpus: Path) -> Project:
@@ -138,6 +141,9 @@ class Builder:
                     set(loaded.digests), set())
                 if previous is not None and not removed and not strict:
                     plan = _plan_bodies(project, loaded, cache, site, changed, previous)
+                if plan is None and previous is not None and not strict:
+                    plan = _plan_scoped(project, loaded, cache, site, changed, removed, previous,
+                                        staging.out / MANIFEST_NAME)
                 if plan is None:
                     plan = _plan_site(project, loaded, cache, strict)
             result.notes, result.pages = plan.state.notes, plan.state.pages
@@ -146,7 +152,7 @@ class Builder:
             before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
                       if previous is not None else {})
             todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
-            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
+            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set(plan.stale)
             # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
             # half-way is then redone by the next build, whatever the notes say by then.
             if previous is not None:
@@ -174,7 +180,7 @@ class Builder:
 
     def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
                             incremental: bool) -> list[tuple[str, Diagnostic]]:
-        from papernotes.site.manifest import MANIFEST_NAME, manifest
+        from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
         from papernotes.site.search import search_index
         from papernotes.site.theme import copy_assets
@@ -189,7 +195,9 @@ class Builder:
                 staging.remove(output_path(url))
             if plan.entries is not None:
                 staging.write("search/index.json", search_index(plan.entries, project.config.language))
-                staging.write(MANIFEST_NAME, manifest(plan.pages))
+                record = (manifest(plan.pages) if plan.complete else
+                          updated((staging.out / MANIFEST_NAME).read_bytes(), plan.pages, stale))
+                staging.write(MANIFEST_NAME, record)
                 staging.planned_writes(["search/index.json", MANIFEST_NAME])
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
@@ -232,8 +240,7 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
 
 def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
     """Resolve and plan every page."""
-    from papernotes.site.markdown import title_text
-    from papernotes.site.plan import SiteIndex, cell_url, plan_site
+    from papernotes.site.plan import SiteIndex, plan_site
 
     entries, problems = _resolve(project, loaded, cache)
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
@@ -244,10 +251,89 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
     for cell in index.by_cell.values():
         for i, e in enumerate(cell):
-            rows[e.note.path] = PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url,
-                                              cell_url(e.venue, e.domain), i, title_text(e.note.title))
+            rows[e.note.path] = _published_row(e, i)
     state = Published(project.salt, len(entries), len(pages), "", tuple(problems))
     return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
+
+
+def _published_row(entry: Entry, position: int) -> PublishedNote:
+    from papernotes.site.markdown import title_text
+    from papernotes.site.plan import cell_url
+
+    return PublishedNote(entry.note.path, entry.note.digest, listing_digest(entry), entry.url,
+                         cell_url(entry.venue, entry.domain), position, title_text(entry.note.title),
+                         tuple(t.slug for t in entry.topics), _alias_urls(entry))
+
+
+def _alias_urls(entry: Entry) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(a.strip("/") + "/" for a in entry.note.aliases if a.strip("/") + "/" != entry.url))
+
+
+def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                 removed: set[str], previous: Published, record: Path) -> SitePlan | None:
+    """Resolve every note, but plan only the pages the changed notes were or are on (``None``: plan all).
+
+    The scope is every group (venue × domain page, venue, domain, topic) a changed note
+    left or joined, the changed notes and their old and new neighbours, the notes whose
+    links depend on which pages exist, and the site-wide pages. When a note joined,
+    left or moved, every venue × domain page of its domain is in scope too: their
+    cross-venue line counts it.
+    """
+    from papernotes.site.manifest import ManifestError, read_manifest
+    from papernotes.site.plan import Scope, SiteIndex, plan_site
+
+    try:
+        read_manifest(record.read_bytes())  # updated in place below: it must be readable
+    except (OSError, ManifestError):
+        return None
+    entries, problems = _resolve(project, loaded, cache)
+    index = SiteIndex.of(entries)
+    old = cache.published_notes(site, changed | removed)
+    new = {e.note.path: e for e in index.entries if e.note.path in changed}
+    cells: set[tuple[str, str]] = set()
+    topics: set[str] = set()
+    notes: set[str] = set(new)
+    candidates: set[str] = set()  # pages that may be gone
+    joined_or_left = False
+    for path, row in old.items():
+        if row.url is None or row.cell is None or row.position is None:
+            continue
+        venue_id, slug = row.cell.split("/")[:2]
+        cells.add((venue_id, slug))
+        topics.update(row.topics)
+        candidates.update((row.url, *row.aliases, row.cell, f"{venue_id}/", f"domains/{slug}/",
+                           *(f"topics/{t}/" for t in row.topics)))
+        for position in (row.position - 1, row.position + 1):
+            if (other := cache.neighbour(site, row.cell, position)) is not None:
+                notes.add(other.path)
+        if path not in new or new[path].url != row.url:
+            joined_or_left = True
+    for path, entry in new.items():
+        key = (entry.venue.id, entry.domain.slug)
+        cells.add(key)
+        topics.update(t.slug for t in entry.topics)
+        if path not in old or old[path].url is None:
+            joined_or_left = True
+        cell = index.by_cell[key]
+        at = cell.index(entry)
+        notes.update(e.note.path for e in cell[max(0, at - 1):at + 2])
+    domains = {slug for _, slug in cells}
+    if joined_or_left:
+        cells.update(key for key in index.by_cell if key[1] in domains)
+    notes.update(e.note.path for e in index.entries if e.note.local_links)
+    scope = Scope(frozenset(notes), frozenset(cells), frozenset(v for v, _ in cells), frozenset(domains),
+                  frozenset(topics), site_wide=True)
+    pages = plan_site(index, _settings(project), project.salt, scope)
+    planned = {p.url for p in pages}
+    stale = frozenset(candidates - planned - index.urls)
+    known = cache.page_fingerprints(site, planned)
+    rows = {path: PublishedNote(path, loaded.digests[path]) for path in changed if path in loaded.digests}
+    for key in cells:
+        for position, entry in enumerate(index.by_cell.get(key, ())):
+            rows[entry.note.path] = _published_row(entry, position)
+    state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)), "",
+                      tuple(problems))
+    return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale)
 
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
