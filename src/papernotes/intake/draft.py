@@ -29,10 +29,10 @@ from string import Template
 from typing import Any
 
 from papernotes.config import CACHE_DIR, load_config
+from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.load import scan
 from papernotes.errors import CorpusError, Diagnostic, PapernotesError, error, warning
 from papernotes.intake.extractive import Extract, Keyphraser, extract, split_sentences
-from papernotes.intake.ingest import read_front, render_note
 from papernotes.intake.llm import CACHE_NAME, ChatClient, LLMSettings, RequestError, ResponseCache, Usage, cache_key
 from papernotes.corpus.model import RATING_KEYS, SECTIONS
 from papernotes.site.publish import atomic_write
@@ -56,6 +56,8 @@ class Stub:
     """SHA-1 of the file's bytes when read; the note is only rewritten if it still matches."""
     front: dict[str, Any]
     body: str
+    source: str
+    """The note's text as read: a draft rewrites its front matter in place, comments and key order kept."""
 
     def text(self, key: str) -> str:
         value = self.front.get(key)
@@ -101,15 +103,14 @@ def find_stubs(corpus: Path) -> tuple[list[Stub], list[str]]:
     for source in sorted(scan(corpus), key=lambda f: f.path):
         try:
             data = (corpus / source.path).read_bytes()
-            front, body = read_front(data.decode("utf-8"))
-        except (OSError, UnicodeDecodeError):
+            text = data.decode("utf-8")
+            front, body, _ = read(text)
+        except (OSError, UnicodeDecodeError, FrontMatterError):
             continue  # `check` and `build` report unreadable notes
-        if front is None:
-            continue
         if isinstance(front.get("abstract"), str) and front["abstract"].strip():
             abstracts.append(front["abstract"])
         if str(front.get("status", "")).strip() == "stub":
-            stubs.append(Stub(source.path, hashlib.sha1(data).hexdigest(), front, body))
+            stubs.append(Stub(source.path, hashlib.sha1(data).hexdigest(), front, body, text))
     return stubs, abstracts
 
 
@@ -204,10 +205,10 @@ def _merge_keywords(*groups: Any) -> list[str]:
 
 def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "") -> str:
     """The stub's text with its draft: sections first, any text the stub already had after them."""
-    front = {k: v for k, v in stub.front.items() if k != "draft_error"}
-    source = front.get("keywords") if isinstance(front.get("keywords"), list) else []
-    front["keywords"] = _merge_keywords(drafted.keywords, source)
-    front.update(summary=drafted.summary, lang=lang, status="drafted", draft_engine=drafted.engine)
+    source = stub.front.get("keywords") if isinstance(stub.front.get("keywords"), list) else []
+    front: dict[str, Any] = {"draft_error": DELETE, "keywords": _merge_keywords(drafted.keywords, source),
+                             "summary": drafted.summary, "lang": lang, "status": "drafted",
+                             "draft_engine": drafted.engine}
     if drafted.ratings:
         front["ratings"] = dict(drafted.ratings)
     if model:
@@ -219,7 +220,7 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "") -> 
         parts.append(f"## {_heading('ratings', lang)}\n{lines}")
     if stub.body.strip():
         parts.append(stub.body.strip())
-    return render_note(front, "\n\n".join(parts))
+    return update(stub.source, front, order=KEY_ORDER, body="\n" + "\n\n".join(parts) + "\n")
 
 
 def from_extract(found: Extract, lang: str) -> Drafted:
@@ -318,7 +319,7 @@ async def _draft_openai(corpus: Path, stubs: list[Stub], langs: dict[str, str], 
         if drafted is None:
             cache.forget(keys)
             failure = "; ".join(errors)
-            outcome.done(stub, render_note({**stub.front, "draft_error": failure}, stub.body), failure)
+            outcome.done(stub, update(stub.source, {"draft_error": failure}, order=KEY_ORDER), failure)
         else:
             outcome.done(stub, render_drafted(stub, drafted, langs[stub.path], settings.model))
 
@@ -343,7 +344,7 @@ def _draft_extractive(stubs: list[Stub], abstracts: list[str], langs: dict[str, 
         abstract = stub.text("abstract")
         if not abstract:
             failure = "no abstract to extract from"
-            outcome.done(stub, render_note({**stub.front, "draft_error": failure}, stub.body), failure)
+            outcome.done(stub, update(stub.source, {"draft_error": failure}, order=KEY_ORDER), failure)
             continue
         drafted = from_extract(extract(stub.text("title"), abstract, keyphraser), langs[stub.path])
         outcome.done(stub, render_drafted(stub, drafted, langs[stub.path]))
