@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from papernotes.cli import app
 from papernotes.intake.draft import SECTION_KEYS, draft, find_stubs, validate_reply
 from papernotes.intake.extractive import Keyphraser, extract, split_sentences, textrank
-from papernotes.corpus.frontmatter import read
+from papernotes.corpus.frontmatter import dump, read
 from papernotes.intake.ingest import ingest
 from papernotes.intake.llm import LLMError, RateLimiter, retry_after
 from papernotes.corpus.parse import parse_note
@@ -187,6 +187,28 @@ def test_extractive_engine_drafts_offline(tmp_path: Path) -> None:
     assert "*From the abstract (extractive draft, to be edited)*" in body
     assert "## Ratings" not in body
     assert front["keywords"][:1] != [] and "Language models" in front["keywords"]  # author keywords kept
+
+
+def test_a_drafted_stub_keeps_the_users_comments_and_key_order(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    note = corpus / "ICLR2022" / "lora.md"
+    note.parent.mkdir(parents=True)
+    (corpus / "papernotes.toml").write_text('language = "en"\n')
+    head = ("---\n# my reading list, week 3\ntitle: 'LoRA: Low-Rank Adaptation'  # short title\nvenue: ICLR2022\n"
+            "status: stub   # draft me\nmine: [a, b]\n" + dump({"abstract": LORA}) + "---\n")
+    note.write_text(head + "\nMy own paragraph.\n", encoding="utf-8")
+    result = draft(corpus, engine="extractive")
+    assert result.drafted == ("ICLR2022/lora.md",)
+    text = note.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    for kept in ("# my reading list, week 3", "title: 'LoRA: Low-Rank Adaptation'  # short title", "venue: ICLR2022",
+                 "status: drafted   # draft me", "mine: [a, b]"):
+        assert kept in lines
+    front, body, _ = read(text)
+    assert list(front) == ["title", "venue", "lang", "summary", "keywords", "status", "draft_engine", "mine",
+                           "abstract"]
+    assert front["summary"] in LORA and front["draft_engine"] == "extractive"
+    assert body.startswith("\n## TL;DR\n") and body.endswith("\n\nMy own paragraph.\n")
 
 
 def test_extractive_uses_chinese_headings_by_default(tmp_path: Path) -> None:

@@ -395,15 +395,15 @@ def _same(a: Any, b: Any) -> bool:
 def update(text: str, changes: Mapping[Any, Any], order: Sequence[Any] = (), body: str | None = None) -> str:
     """``text`` with the front-matter keys of ``changes`` set (``DELETE`` removes one), and ``body`` if given.
 
-    A changed key is rewritten where it stands (keeping a comment at the end of
-    its line); a new key goes after the keys ``order`` puts before it, else at
-    the end; a value equal to the current one leaves its lines alone. Every
-    other byte stays as it was: untouched keys, comments, blank lines, BOM,
-    line endings and the body. The result is read back to check it holds
-    exactly the changes; when it does not (a layout the line edit cannot
-    follow: anchors, complex keys), the whole front matter is written anew from
-    its values, comments lost. ``FrontMatterError`` when ``text`` has no front
-    matter or it is not valid YAML.
+    A changed key is rewritten where it stands, keeping a comment at the end of
+    its line; a new key goes after the nearest key that ``order`` puts before
+    it (else before the nearest one it puts after it, else at the end); a value
+    equal to the current one leaves its lines alone. Every other byte stays as
+    it was: untouched keys, comments, blank lines, BOM, line endings, the body.
+    The result is read back to check it holds exactly the changes; when it does
+    not (a layout the line edit cannot follow: anchors, complex keys), the
+    whole front matter is written anew from its values, comments lost.
+    ``FrontMatterError`` when ``text`` has no front matter or it is not valid YAML.
     """
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     parts = text[len(bom):].split("\n")
@@ -452,11 +452,13 @@ def update(text: str, changes: Mapping[Any, Any], order: Sequence[Any] = (), bod
 
 def _insert_at(blocks: dict[Any, tuple[int, int, re.Match[str]]], key: Any, order: Sequence[Any],
                default: int) -> int:
-    """Line of ``head`` where a new ``key`` goes: after the keys ``order`` puts before it, else before those after."""
-    if key in order:
-        i = list(order).index(key)
-        if before := [blocks[k][1] for k in order[:i] if k in blocks]:
-            return max(before)
-        if after := [blocks[k][0] for k in order[i + 1:] if k in blocks]:
-            return min(after)
+    """Line of ``head`` where a new ``key`` goes: after the nearest key ``order`` puts before it, else
+    before the nearest one it puts after it, else ``default``."""
+    if key not in order:
+        return default
+    i = list(order).index(key)
+    if before := next((k for k in reversed(order[:i]) if k in blocks), None):
+        return blocks[before][1]
+    if after := next((k for k in order[i + 1:] if k in blocks), None):
+        return blocks[after][0]
     return default
