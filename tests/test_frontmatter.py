@@ -3,11 +3,13 @@
 Property tests (hypothesis) over generated mappings: what ``dump`` writes, ``parse``
 reads back equal; ``update`` changes only the keys it is given and keeps every other
 byte. Example tests pin the YAML 1.1 / 1.2 traps, text fields kept as typed, the
-writer's layout and the file lines of errors.
+writer's layout and the file lines of errors. ``PAPERNOTES_HYPOTHESIS_EXAMPLES=5000``
+runs the properties longer than the default 300 examples each.
 """
 from __future__ import annotations
 
 import math
+import os
 import re
 from typing import Any
 
@@ -30,7 +32,8 @@ from papernotes.corpus.frontmatter import (
 )
 from papernotes.corpus.parse import parse_note
 
-PROPERTY = settings(max_examples=int(__import__("os").environ.get("FM_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=int(os.environ.get("PAPERNOTES_HYPOTHESIS_EXAMPLES", "300")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def same(a: Any, b: Any) -> bool:
@@ -288,6 +291,15 @@ def test_update_deletes_a_key_with_its_lines_and_keeps_comments() -> None:
     new = update(text, {"keywords": DELETE, "abstract": DELETE, "status": "drafted", "summary": "S."},
                  order=KEY_ORDER)
     assert new == "---\nid: n1\ntitle: T  # mine\n# about venue\nvenue: V\nsummary: S.\nstatus: drafted\n---\n\nbody\n"
+
+
+def test_update_follows_hand_written_layouts() -> None:
+    text = ("---\ntitle: a long\n  title continued\nkeywords:\n- a\n- b\n\n# venue next\nvenue: X\n"
+            "links: {arxiv: '2401.00001',\n  code: x}\nabstract: |\n  # not a comment\n  text\nstatus: stub\n---\nbody")
+    new = update(text, {"keywords": ["c"], "title": "T", "links": DELETE, "abstract": "new", "domain": "d"},
+                 order=KEY_ORDER)
+    assert new == ("---\ntitle: T\nkeywords: [c]\n\n# venue next\nvenue: X\ndomain: d\nabstract: new\n"
+                   "status: stub\n---\nbody")
 
 
 def test_update_replaces_the_body_when_asked() -> None:

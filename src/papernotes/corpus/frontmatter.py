@@ -110,7 +110,10 @@ def _typed_token(raw: str, key: str, value: Any) -> str | None:
                   raw, re.MULTILINE)
     if m is None:
         return None
-    again = yaml_rs.loads(f"v: {m[1]}", parse_datetime=False)["v"]
+    try:
+        again = yaml_rs.loads(f"v: {m[1]}", parse_datetime=False)["v"]
+    except yaml_rs.YAMLDecodeError:
+        return None
     return m[1] if _same(again, value) else None
 
 
@@ -308,6 +311,10 @@ _KEY_LINE = re.compile(r"""(?P<key>"(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{
                        r"""|[?:-][^\s#][^#]*?)[ \t]*:(?:[ \t]|\Z)""")
 
 
+_KEEP = re.compile(r"(?:^|[\s:-])[|>](?:\+[1-9]?|[1-9]\+)[ \t]*(?:#.*)?\r?\n?\Z")
+"""A block scalar header with keep chomping (``|+``, ``>2+``), which owns the blank lines after its text."""
+
+
 def _key_of(token: str) -> Any:
     if re.fullmatch(r"[A-Za-z_][\w-]*", token):
         return token
@@ -321,7 +328,8 @@ def _blocks(head: list[str]) -> dict[Any, tuple[int, int, re.Match[str]]]:
     """Each top-level key -> ``(first line, end line, match of its key line)`` in ``head``.
 
     A key's block runs over the indented (or ``- ``) lines after it; blank and
-    comment lines belong to it only when more of its lines follow them.
+    comment lines belong to it only when more of its lines follow them (or,
+    for blank lines, when it holds a ``|+`` block scalar).
     """
     kinds: list[str | re.Match[str]] = []
     for line in head:
@@ -342,6 +350,9 @@ def _blocks(head: list[str]) -> dict[Any, tuple[int, int, re.Match[str]]]:
                 if kinds[j] == "+":
                     end = j + 1
                 j += 1
+            if any(_KEEP.search(line) for line in head[i:end]):  # `|+`: the blank lines after it are its text
+                while end < len(kinds) and kinds[end] == " ":
+                    end += 1
             blocks.setdefault(_key_of(kind["key"]), (i, end, kind))
     return blocks
 
