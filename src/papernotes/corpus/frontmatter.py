@@ -141,8 +141,9 @@ def key_lines(raw: str, first_line: int = 2) -> dict[str, int]:
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _WORDS = frozenset({"y", "n", "yes", "no", "true", "false", "on", "off", "null", "~", "<<", "="})
 """Plain words YAML 1.1 or 1.2 reads as bools, null, merge or value keys (compared lower-cased)."""
-_NUMBERISH = re.compile(r"[-+]?\.?[0-9][0-9A-Za-z_.:+-]*\Z|[-+]?\.(?:inf|nan)\Z|[0-9]{4}-[0-9]", re.IGNORECASE)
-"""Numbers, times (1:20) and dates in either version, and anything that merely looks like one."""
+_NUMBERISH = re.compile(r"[-+]?[._]*[0-9][0-9A-Za-z_.:+-]*\Z|[-+]?\.(?:inf|nan)\Z|[0-9]{4}-[0-9]", re.IGNORECASE)
+"""Numbers, times (1:20) and dates in either version, and anything that merely looks like one
+(yaml-rs also reads underscores anywhere in a number: ``_0`` is 0)."""
 _BAD_ANYWHERE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff"
 _UNSAFE = re.compile(f"[{_BAD_ANYWHERE}\t\n]")
 """Characters that only a double-quoted scalar can carry (escaped)."""
