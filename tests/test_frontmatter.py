@@ -124,6 +124,15 @@ def test_every_short_string_of_number_and_bool_characters_reads_back_as_text() -
     assert [s for s in strings if parse(dump({"k": s}), text_keys=()) != {"k": s}] == []
 
 
+def test_every_short_string_of_yaml_indicators_reads_back_in_every_context() -> None:
+    """Exhaustive over indicators and blanks, as a value, a key and a flow-list item (``[a -, x]`` trips yaml-rs)."""
+    alphabet = "-?:,[]{}#&*!|>'\"%@` \t\n0a"
+    strings = ("".join(chars) for n in (1, 2, 3) for chars in itertools.product(alphabet, repeat=n))
+    wrong = [m for s in strings for m in ({"k": s}, {s: 1}, {"k": [s, "x"]})
+             if parse(dump(m), text_keys=()) != m]
+    assert wrong == []
+
+
 # ------------------------------------------------------------------ update: properties
 
 comments = st.lists(st.sampled_from(["# a comment", "#", "# key: not a key", "#no space  "]), max_size=2)

@@ -149,7 +149,8 @@ _UNSAFE = re.compile(f"[{_BAD_ANYWHERE}\t\n]")
 """Characters that only a double-quoted scalar can carry (escaped)."""
 _BLOCK_UNSAFE = re.compile(f"[{_BAD_ANYWHERE}]|[ \t]\n|[ \t]\\Z")
 """Characters and trailing blanks a block scalar cannot carry safely."""
-_FLOW_UNSAFE = re.compile(r"[,\[\]{}:#]")
+_FLOW_UNSAFE = re.compile(r"[,\[\]{}:#]| -")
+"""Quoted inside ``[…]``/``{…}`` too (yaml-rs rejects a plain ``a -`` before a ``,`` or ``]``)."""
 _ESCAPE = re.compile(f"[{_BAD_ANYWHERE}\t\n\"\\\\]")
 _NAMED = {"\0": "0", "\a": "a", "\b": "b", "\t": "t", "\n": "n", "\v": "v", "\f": "f", "\r": "r", "\x1b": "e",
           '"': '"', "\\": "\\", "\x85": "N", "\u2028": "L", "\u2029": "P"}
