@@ -1,4 +1,4 @@
-"""Front matter: the one reader and writer of a note's YAML header, used by every stage.
+"""Corpus stage, front matter: the one reader and writer of a note's YAML header, used by every stage.
 
 In: a note's text. ``split_front_matter`` cuts it into YAML and body, ``parse``
 and ``read`` turn the YAML into a mapping (or raise ``FrontMatterError`` with the
