@@ -30,7 +30,7 @@ import jinja2
 from markupsafe import Markup
 
 from papernotes.config import SiteConfig
-from papernotes.corpus.parse import split_front_matter
+from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.site.contexts import (
     DomainContext,
