@@ -49,10 +49,11 @@ def classify(
     if apply and evaluate:
         err.print("[red]error:[/red] --apply and --evaluate cannot be combined")
         raise typer.Exit(2)
-    try:
-        from papernotes.classify import learned as cm
-    except PapernotesError as exc:  # scikit-learn is an extra
-        raise fail(exc) from None
+    from papernotes.extras import MissingExtraError, available, missing_message
+
+    if not available("sklearn"):  # the learned classifier is an extra
+        raise fail(MissingExtraError(missing_message("sklearn", "papernotes classify")))
+    from papernotes.classify import learned as cm
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)
