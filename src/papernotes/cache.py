@@ -21,7 +21,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-10"
+SCHEMA_VERSION = f"{__version__}-11"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,10 +75,12 @@ class Published:
     """Notes on the site."""
     pages: int
     """Pages on the site."""
-    scan: str
+    stamp: str = ""
+    """``build.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
+    scan: str = ""
     """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
     equal to the current scan means nothing changed. Empty while a publish is under way."""
-    problems: tuple[Diagnostic, ...]
+    problems: tuple[Diagnostic, ...] = ()
     """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
 
 
@@ -239,8 +241,8 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, scan, problems = marshal.loads(row[0])
-        return Published(salt, notes, pages, scan, tuple(decode_problem(p) for p in problems))
+        salt, notes, pages, stamp, scan, problems = marshal.loads(row[0])
+        return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems))
 
     def published_urls(self, site: str) -> frozenset[str]:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it)."""
@@ -267,7 +269,7 @@ class BuildCache:
     def record_published(self, site: str, state: Published, notes: Iterable[PublishedNote], *,
                          replace: bool, urls: Iterable[str] | None = None) -> None:
         """Record a publication; ``replace`` drops the rows of notes not given (a full plan)."""
-        record = marshal.dumps((state.salt, state.notes, state.pages, state.scan,
+        record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
                                 [encode_problem(d) for d in state.problems]))
         with self.db:
             if replace:
@@ -285,7 +287,7 @@ class BuildCache:
         with self.db:
             self.db.executemany("DELETE FROM published_notes WHERE site = ? AND path = ?", ((site, p) for p in paths))
             self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in urls))
-        self.record_published(site, replace_state(state, scan=""), (), replace=False)
+        self.record_published(site, replace_state(state, scan="", stamp=""), (), replace=False)
 
     def forget_site(self, site: str) -> None:
         with self.db:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.check.grounding import Finding, ground, note_numbers
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.corpus.model import Note
 from papernotes.errors import Diagnostic, warning
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from papernotes.cache import BuildCache, NoteRow, decode_problem, encode_problem
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.corpus.model import Note
 from papernotes.errors import CorpusError, Diagnostic, error
 

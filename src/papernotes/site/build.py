@@ -14,18 +14,28 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published, PublishedNote
-from papernotes.config import SiteConfig, load_config, load_site_taxonomy
-from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths, scan_corpus
+from papernotes.corpus.load import (
+    LoadedCorpus,
+    cache_path,
+    load_corpus,
+    load_paths,
+    scan_corpus,
+)
 from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.layout import CONFIG_NAME
 from papernotes.site.manifest import MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.testhooks import pause
+
+if TYPE_CHECKING:
+    from papernotes.config import SiteConfig
 
 Progress = Callable[[str, int, int], None]
 
@@ -76,7 +86,47 @@ class SitePlan:
     """Pages to remove, when only part of the site was planned (a complete plan removes what it lacks)."""
 
 
+def settings_stamp(root: Path) -> str:
+    """A cheap stand-in for the salt, compared before reading any setting: it changes whenever the salt
+    may have (papernotes' files, the config's bytes, the taxonomy files and theme folder it names),
+    judged by file sizes and modification times. Empty (never equal) when the config cannot be read."""
+    import tomllib
+
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    paths = [Path(__file__).resolve().parents[1]]
+    try:
+        data = (root / CONFIG_NAME).read_bytes()
+    except FileNotFoundError:
+        data = b""
+    except OSError:
+        return ""
+    digest.update(data)
+    try:
+        config = tomllib.loads(data.decode("utf-8-sig")) if data else {}
+        files = config.get("taxonomy", {})
+        paths += [root / name for kind in ("venues", "domains", "topics") for name in files.get(kind, [])]
+        if config.get("theme_dir"):
+            paths.append(root / str(config["theme_dir"]))
+    except (ValueError, AttributeError, TypeError):
+        return ""
+    for top in paths:
+        for dirpath, dirnames, filenames in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                try:
+                    st = os.stat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                digest.update(f"{dirpath}/{name}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    return digest.hexdigest()
+
+
 def open_project(corpus: Path) -> Project:
+    from papernotes.config import (  # the schema (pydantic) loads only here
+        load_config,
+        load_site_taxonomy,
+    )
+
     root = corpus.resolve()
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
@@ -98,26 +148,43 @@ class Builder:
 
     def __init__(self, corpus: Path, out: Path, *, workers: int | None = None, progress: Progress | None = None,
                  use_cache: bool = True) -> None:
-        self.project = open_project(corpus)
+        self.root = corpus.resolve()
+        if not self.root.is_dir():
+            raise CorpusError(f"{self.root}: corpus directory not found")
         self.staging = Staging(out)
-        self.staging.check_target(self.project.root)
+        self.staging.check_target(self.root)
         self.out = out
         self.workers = workers or os.cpu_count() or 1
         self.progress = progress
-        self.cache_file = cache_path(self.project.root) if use_cache else None
+        self.cache_file = cache_path(self.root) if use_cache else None
+        self._project: Project | None = None
         self._theme = None
         self._theme_precompiled = False
+
+    @property
+    def project(self) -> Project:
+        """Config, taxonomy and salt, read on first use (a build with nothing to do never needs them)."""
+        if self._project is None:
+            self._project = open_project(self.root)
+        return self._project
 
     def build(self, *, strict: bool = False, edited: Collection[str] | None = None) -> BuildResult:
         """Bring the site up to date. ``edited``: the note paths a watcher saw change, so the corpus
         need not be scanned when only those notes' own pages change (anything else scans)."""
         started = time.perf_counter()
-        project, staging = self.project, self.staging
+        staging = self.staging
         staging.recover()  # finish a publish a crash interrupted before comparing with it
         site = staging.site_key
         result = BuildResult(self.out)
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
+            stamp = settings_stamp(self.root)
+            found = None
+            if previous is not None and previous.stamp == stamp and edited is None and not strict:
+                found = scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
+                if previous.scan == found.digest:
+                    return self._up_to_date(result, previous, cache, started)
+            project = self.project
             if previous is not None and previous.salt != project.salt:
                 previous = None
             plan = loaded = None
@@ -127,14 +194,11 @@ class Builder:
                 changed, removed = cache.changed_since_published(site, edited)
                 plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous)
             if plan is None:
-                found = scan_corpus(project.root)
+                found = found or scan_corpus(project.root)
                 scan_digest = found.digest
                 if previous is not None and previous.scan == found.digest and not strict:
-                    result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
-                    parse_problems = [d for group in cache.note_problems().values() for d in group]
-                    result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(site)]
-                    result.seconds = time.perf_counter() - started
-                    return result
+                    cache.record_published(site, replace(previous, stamp=stamp), (), replace=False)
+                    return self._up_to_date(result, previous, cache, started)
                 loaded = load_corpus(project.root, cache, self.workers, found)
                 pause("build.loaded")
                 changed, removed = cache.changed_since_published(site) if previous is not None else (
@@ -160,10 +224,17 @@ class Builder:
             page_problems = self._render_and_publish(plan, todo, stale, cache, incremental=previous is not None)
             cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
-            cache.record_published(site, replace(plan.state, scan=scan_digest), plan.notes, replace=plan.complete,
-                                   urls=plan.urls)
+            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
+                                   replace=plan.complete, urls=plan.urls)
             result.diagnostics += cache.page_problems(site)
             result.rendered, result.removed = len(todo), len(stale)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
+        result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
+        parse_problems = [d for group in cache.note_problems().values() for d in group]
+        result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(self.staging.site_key)]
         result.seconds = time.perf_counter() - started
         return result
 
@@ -252,7 +323,7 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     for cell in index.by_cell.values():
         for i, e in enumerate(cell):
             rows[e.note.path] = _published_row(e, i)
-    state = Published(project.salt, len(entries), len(pages), "", tuple(problems))
+    state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
     return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
 
 
@@ -331,8 +402,8 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     for key in cells:
         for position, entry in enumerate(index.by_cell.get(key, ())):
             rows[entry.note.path] = _published_row(entry, position)
-    state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)), "",
-                      tuple(problems))
+    state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)),
+                      problems=tuple(problems))
     return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale)
 
 
