@@ -34,6 +34,8 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
     warned_domains: set[str] = set()
     warned_venues: set[str] = set()
     for note in notes:
+        if note.translation_of is not None:  # foo.en.md is its original's paper in another language, not a paper
+            continue
         if note.path in failed or not (note.title and note.venue and note.domain):
             continue
         if note.venue in RESERVED or note.venue.lower() in RESERVED:
