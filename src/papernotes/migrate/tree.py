@@ -19,13 +19,15 @@ import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from papernotes import __version__
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
+from papernotes.corpus.model import LANGUAGES
+from papernotes.corpus.translation import translation_path
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.migrate.convert import (
     GENERATED,
@@ -33,6 +35,8 @@ from papernotes.migrate.convert import (
     MANIFEST,
     MD_LINK,
     REPORT,
+    as_original,
+    as_translation,
     convert_note,
     header_lines,
     label_of,
@@ -62,6 +66,16 @@ class ImportReport:
     """Notes edited or deleted in DEST *and* changed at the source: left alone unless ``force``."""
     skipped: int = 0
     """Files not imported: generated pages, files outside ``{VENUE}/{domain}/``, empty or unreadable files."""
+    twin_lang: str = ""
+    """Language of the twin tree (``--translation en=EN_DOCS``); ``""`` without one."""
+    twin_notes: int = 0
+    """Note files found in the twin tree."""
+    translations: int = 0
+    """Twin notes with a DOCS note of the same path: imported as its translation ``foo.en.md``."""
+    twin_only: int = 0
+    """Twin notes DOCS does not have: imported as originals in the twin's language."""
+    untranslated: int = 0
+    """DOCS notes the twin does not have: imported without a translation."""
     seconds: float = 0.0
     labels: dict[str, int] = field(default_factory=dict)
     """How many notes carry each metadata label."""
@@ -82,7 +96,9 @@ class ImportReport:
         return {
             "docs": str(self.docs), "dest": str(self.dest), "papernotes": __version__,
             "counts": {"notes": self.notes, "imported": self.imported, "unchanged": self.unchanged,
-                       "kept_edits": self.kept, "conflicts": self.conflicts, "skipped": self.skipped},
+                       "kept_edits": self.kept, "conflicts": self.conflicts, "skipped": self.skipped,
+                       **({"twin_notes": self.twin_notes, "translations": self.translations,
+                           "twin_only": self.twin_only, "untranslated": self.untranslated} if self.twin_lang else {})},
             "seconds": round(self.seconds, 3),
             "labels": dict(sorted(self.labels.items(), key=lambda kv: -kv[1])),
             "diagnostics": [{"path": d.path, "line": d.line, "level": self.level(d), "code": d.code,
@@ -229,9 +245,9 @@ def _write(path: Path, data: bytes) -> str:
     return ""
 
 
-def _link_problems(converted: list[_Converted]) -> Iterator[Diagnostic]:
+def _link_problems(converted: list[_Converted], imported: set[str] | None = None) -> Iterator[Diagnostic]:
     """Relative ``.md`` links that do not lead to an imported note (they will not resolve in the site either)."""
-    imported = {c.rel for c in converted if c.data is not None}
+    imported = imported if imported is not None else {c.rel for c in converted if c.data is not None}
     for item in converted:
         for line, target in item.links:
             path = posixpath.normpath(posixpath.join(posixpath.dirname(item.rel), unquote(target.split("#", 1)[0])))
@@ -249,29 +265,105 @@ def _default_title(docs: Path) -> str:
     return m.group(1) if m else "Paper Notes"
 
 
-def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None = None) -> ImportReport:
-    """Import ``docs`` into ``dest``; never overwrites a file edited since the last import unless ``force``."""
+@dataclass(frozen=True, slots=True)
+class Twin:
+    """The same notes in another language, in a tree of its own with the same slugs (``--translation en=EN_DOCS``)."""
+
+    lang: str
+    docs: Path
+
+
+def _twin_scan(twin: Twin, report: ImportReport) -> list[str]:
+    """The twin's note paths; what is not a note is counted and reported under ``lang:path``."""
+    scratch = ImportReport(twin.docs, report.dest)
+    rels = _scan(twin.docs, scratch)
+    report.skipped += scratch.skipped
+    report.diagnostics.extend(replace(d, path=f"{twin.lang}:{d.path}") for d in scratch.diagnostics)
+    return rels
+
+
+def _place(item: _Converted, twin: Twin, originals: set[str], digests: dict[str, str],
+           manifest: dict[str, dict[str, str]], report: ImportReport) -> tuple[_Converted, dict[str, str]] | None:
+    """A converted note of the twin as DEST gets it: ``foo.en.md``, the translation of the DOCS note ``foo.md``,
+    or ``foo.md`` itself (``lang: en``) when DOCS has no such note; with what its manifest entry adds.
+
+    The translation records the ``text_digest`` of the DOCS note as imported, and keeps the digest it
+    recorded before while its twin source is unchanged: a DOCS note that changed since is then reported
+    stale by ``check`` (and redone by ``translate``), as it should be.
+    """
+    shown = f"{twin.lang}:{item.rel}"
+    item = replace(item, problems=tuple(replace(d, path=shown) for d in item.problems))
+    if item.data is None:
+        return item, {}
+    if item.rel not in originals:
+        report.twin_only += 1
+        report.diagnostics.append(warning(shown, 0, f"not in DOCS: imported as an original in {twin.lang}",
+                                          "twin-only"))
+        return replace(item, data=as_original(item.data.decode("utf-8"), twin.lang).encode("utf-8")), {}
+    if item.rel not in digests:
+        report.skipped += 1
+        report.diagnostics.append(warning(shown, 0, f"{item.rel} of DOCS was not imported, so neither is its "
+                                          "translation", "twin-orphan"))
+        return None
+    rel = translation_path(item.rel, twin.lang)
+    entry = manifest.get(rel) or {}
+    digest = entry.get("original") if entry.get("source") == item.source_hash else None
+    digest = digest if isinstance(digest, str) and digest else digests[item.rel]
+    report.translations += 1
+    data = as_translation(item.data.decode("utf-8"), twin.lang, digest).encode("utf-8")
+    return replace(item, rel=rel, data=data), {"original": digest}
+
+
+def _other(lang: str) -> str:
+    return next(other for other in LANGUAGES if other != lang)
+
+
+def _text_digest(item: _Converted) -> str:
+    from papernotes.corpus.parse import parse_note  # the Markdown engine loads only for a twin import
+
+    note, _ = parse_note(item.rel, (item.data or b"").decode("utf-8"))
+    return note.text_digest if note is not None else ""
+
+
+def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None = None,
+                twin: Twin | None = None) -> ImportReport:
+    """Import ``docs`` (and its ``twin`` as translations) into ``dest``; never overwrites a file edited since the
+    last import unless ``force``."""
     started = time.perf_counter()
     docs, dest = docs.resolve(), dest.resolve()
     if not docs.is_dir():
         raise CorpusError(f"{docs}: MkDocs docs directory not found")
     if dest == docs or dest.is_relative_to(docs) or docs.is_relative_to(dest):
         raise CorpusError(f"{dest}: DEST must not be DOCS, inside it, or contain it")
+    if twin is not None:
+        twin = Twin(twin.lang, twin.docs.resolve())
+        if not twin.docs.is_dir():
+            raise CorpusError(f"{twin.docs}: MkDocs docs directory of the {twin.lang} twin not found")
+        if twin.docs == docs or dest == twin.docs or dest.is_relative_to(twin.docs) or twin.docs.is_relative_to(dest):
+            raise CorpusError(f"{twin.docs}: the twin must not be DOCS, and DEST must not be it, inside it, or "
+                              "contain it")
+    workers = workers or os.cpu_count() or 1
     report = ImportReport(docs, dest)
     rels = _scan(docs, report)
     report.notes = len(rels)
+    twin_rels = _twin_scan(twin, report) if twin is not None else []
+    report.twin_lang, report.twin_notes = (twin.lang if twin is not None else ""), len(twin_rels)
+    originals, paired = set(rels), set(rels) & set(twin_rels)
     state = dest / CACHE_DIR
     manifest = _load_manifest(state / MANIFEST, report)
     files = dict(manifest)
     converted: list[_Converted] = []
+    twin_items: list[_Converted] = []
+    digests: dict[str, str] = {}
     writes = []
     with ThreadPoolExecutor(max_workers=WRITE_THREADS) as writer:
-        for item in _convert_all(docs, rels, workers or os.cpu_count() or 1):
-            converted.append(item)
+
+        def take(item: _Converted, extra: dict[str, str]) -> None:
+            """Plan one converted note against DEST and the manifest; write it when that is the plan."""
             report.diagnostics.extend(item.problems)
             if item.data is None:
                 report.skipped += 1
-                continue
+                return
             for label in set(item.labels):
                 report.labels[label] = report.labels.get(label, 0) + 1
             action, message = _plan(item, dest, manifest.get(item.rel), force)
@@ -280,13 +372,26 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
                                           else warning(item.rel, 0, message, "forced"))
             if action == "conflict":
                 report.conflicts += 1
-                continue
-            files[item.rel] = {"source": item.source_hash, "written": _sha(item.data)}
+                return
+            files[item.rel] = {"source": item.source_hash, "written": _sha(item.data), **extra}
             if action in ("unchanged", "kept"):
                 report.unchanged += 1
                 report.kept += action == "kept"
             else:
                 writes.append((item.rel, writer.submit(_write, dest / item.rel, item.data)))
+
+        for item in _convert_all(docs, rels, workers):
+            if twin is not None and item.data is not None:  # with a twin, DOCS is in the other language
+                item = replace(item, data=as_original(item.data.decode("utf-8"), _other(twin.lang)).encode("utf-8"))
+            converted.append(item)
+            take(item, {})
+            if item.rel in paired and item.data is not None:
+                digests[item.rel] = _text_digest(item)
+        if twin is not None:
+            for item in _convert_all(twin.docs, twin_rels, workers):
+                twin_items.append(item)
+                if (placed := _place(item, twin, originals, digests, manifest, report)) is not None:
+                    take(*placed)
     for rel, future in writes:
         if failed := future.result():
             report.diagnostics.append(error(rel, 0, failed, "io"))
@@ -296,14 +401,25 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
                 del files[rel]
         else:
             report.imported += 1
+    produced = set(rels)
     report.diagnostics.extend(_link_problems(converted))
+    if twin is not None:
+        report.untranslated = len(originals - paired)
+        report.diagnostics.extend(warning(rel, 0, f"not in the {twin.lang} twin: imported without a translation",
+                                          "untranslated") for rel in sorted(originals - paired))
+        imported = {c.rel for c in [*converted, *twin_items] if c.data is not None}
+        report.diagnostics.extend(replace(d, path=f"{twin.lang}:{d.path}")
+                                  for d in _link_problems(twin_items, imported))
+        produced |= {translation_path(rel, twin.lang) if rel in originals else rel for rel in twin_rels}
     report.diagnostics.extend(warning(rel, 0, "source no longer exists; the imported file is left in DEST", "source-removed")
-                              for rel in sorted(set(manifest) - set(rels)) if (dest / rel).exists())
+                              for rel in sorted(set(manifest) - produced) if (dest / rel).exists())
     if not (dest / CONFIG_NAME).exists():
         title = json.dumps(_default_title(docs), ensure_ascii=False)
         atomic_write(dest / CONFIG_NAME, f'title = {title}\nlanguage = "zh"\n')
     if files != manifest or not (state / MANIFEST).exists():
         payload = {"version": 1, "papernotes": __version__, "docs": str(docs), "files": dict(sorted(files.items()))}
+        if twin is not None:
+            payload["translation"] = {twin.lang: str(twin.docs)}
         atomic_write(state / MANIFEST, json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
     report.diagnostics.sort(key=lambda d: (d.path, d.line))
     report.seconds = time.perf_counter() - started
