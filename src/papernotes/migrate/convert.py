@@ -376,14 +376,24 @@ def render_note(fm: dict[str, Any], body: str) -> str:
 
 
 def as_translation(text: str, lang: str, digest: str) -> str:
-    """An imported note (``render_note``'s text) from an English (or Chinese) twin tree, as the ``lang``
-    translation of the note imported from DOCS, whose ``text_digest`` was ``digest`` when the twin matched it."""
-    return frontmatter.update(text, {"lang": lang, translation.KEY: translation.to_front(digest)}, order=TWIN_ORDER)
+    """An imported note (``render_note``'s text) from a twin tree, as the ``lang`` translation of the note
+    imported from DOCS, whose ``text_digest`` was ``digest`` when the twin matched it."""
+    return _with(text, {"lang": lang, translation.KEY: translation.to_front(digest)})
 
 
 def as_original(text: str, lang: str) -> str:
-    """An imported note of a twin tree that DOCS does not have: an original in ``lang``."""
-    return frontmatter.update(text, {"lang": lang}, order=TWIN_ORDER)
+    """An imported note with its language said: a DOCS note of a twin import, or a twin note DOCS does not have."""
+    return _with(text, {"lang": lang})
 
 
-TWIN_ORDER = ("id", "title", "venue", "domain", "lang", translation.KEY)
+def _with(text: str, fields: dict[str, Any]) -> str:
+    """``text``, as ``render_note`` wrote it, with ``fields`` (written by ``frontmatter.dump``) after its
+    ``domain:`` line, a slug on one line. Spliced, not read and written again: rendering is most of an import's
+    time, and ``frontmatter.update`` reads its result back to check it."""
+    close = text.find("\n---\n")
+    domain = _DOMAIN_LINE.search(text, 0, close + 1)
+    at = domain.end() if domain is not None else close + 1
+    return text[:at] + frontmatter.dump(fields) + text[at:]
+
+
+_DOMAIN_LINE = re.compile(r"^domain:[^\n]*\n", re.MULTILINE)

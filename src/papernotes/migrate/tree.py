@@ -116,6 +116,45 @@ class _Converted:
     links: tuple[tuple[int, str], ...]
     """``(line, target)`` of relative ``.md`` links in the body."""
     labels: tuple[str, ...]
+    text_digest: str = ""
+    """With a twin: the note's ``text_digest`` (DOCS notes), or the one its translation records (twin notes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """What a twin import adds to one converted note, in the worker that converts it."""
+
+    lang: str
+    """The note's language (``lang:`` is written)."""
+    digest: bool = False
+    """Take the note's ``text_digest`` (a DOCS note the twin has too: its translation records it)."""
+    original: str = ""
+    """For a twin note with a DOCS note: that note's ``text_digest``, making it its translation."""
+    previous: tuple[str, str] = ("", "")
+    """The translation's manifest entry: ``(source hash, digest recorded)`` when it was last imported."""
+
+
+def _marked(item: _Converted, mark: _Mark) -> _Converted:
+    """``item`` in its language: a DOCS note (its ``text_digest`` taken), a twin note as the translation
+    of the DOCS note of the same path (written as ``foo.en.md``), or a twin note DOCS does not have, as an original.
+
+    A translation records the DOCS note's digest, but keeps the one it recorded before while its twin
+    source is unchanged: a DOCS note that changed since then is reported stale by ``check``, as it should be.
+    """
+    if item.data is None:
+        return item
+    text = item.data.decode("utf-8")
+    if not mark.original:
+        text = as_original(text, mark.lang)
+        if not mark.digest:
+            return replace(item, data=text.encode("utf-8"))
+        from papernotes.corpus.parse import parse_note  # in the worker: the Markdown engine loads there
+
+        note, _ = parse_note(item.rel, text)
+        return replace(item, data=text.encode("utf-8"), text_digest=note.text_digest if note is not None else "")
+    source, recorded = mark.previous
+    digest = recorded if recorded and source == item.source_hash else mark.original
+    return replace(item, text_digest=digest, data=as_translation(text, mark.lang, digest).encode("utf-8"))
 
 
 def _sha(data: bytes) -> str:
@@ -150,18 +189,25 @@ def _is_note_link(target: str) -> bool:
     return path.endswith(".md") and not path.startswith("/") and not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", path)
 
 
-def _convert_chunk(args: tuple[str, list[str]]) -> list[_Converted]:
-    docs, rels = args
-    return [_convert_file(Path(docs), rel) for rel in rels]
+def _convert_chunk(args: tuple[str, list[str], dict[str, _Mark]]) -> list[_Converted]:
+    docs, rels, marks = args
+    out = []
+    for rel in rels:
+        item = _convert_file(Path(docs), rel)
+        out.append(_marked(item, marks[rel]) if rel in marks else item)
+    return out
 
 
-def _convert_all(docs: Path, rels: list[str], workers: int) -> Iterator[_Converted]:
+def _convert_all(docs: Path, rels: list[str], workers: int,
+                 marks: dict[str, _Mark] | None = None) -> Iterator[_Converted]:
     """Converted notes in order, chunk by chunk as they are ready (so writing can start early)."""
+    marks = marks or {}
     if len(rels) < PARALLEL_THRESHOLD or workers < 2:
-        yield from _convert_chunk((str(docs), rels))
+        yield from _convert_chunk((str(docs), rels, marks))
         return
     chunk = max(50, len(rels) // (workers * 4) + 1)
-    jobs = [(str(docs), rels[i:i + chunk]) for i in range(0, len(rels), chunk)]
+    jobs = [(str(docs), part, {r: marks[r] for r in part if r in marks})
+            for part in (rels[i:i + chunk] for i in range(0, len(rels), chunk))]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for part in pool.map(_convert_chunk, jobs):
             yield from part
@@ -282,47 +328,32 @@ def _twin_scan(twin: Twin, report: ImportReport) -> list[str]:
     return rels
 
 
-def _place(item: _Converted, twin: Twin, originals: set[str], digests: dict[str, str],
-           manifest: dict[str, dict[str, str]], report: ImportReport) -> tuple[_Converted, dict[str, str]] | None:
-    """A converted note of the twin as DEST gets it: ``foo.en.md``, the translation of the DOCS note ``foo.md``,
-    or ``foo.md`` itself (``lang: en``) when DOCS has no such note; with what its manifest entry adds.
-
-    The translation records the ``text_digest`` of the DOCS note as imported, and keeps the digest it
-    recorded before while its twin source is unchanged: a DOCS note that changed since is then reported
-    stale by ``check`` (and redone by ``translate``), as it should be.
-    """
-    shown = f"{twin.lang}:{item.rel}"
-    item = replace(item, problems=tuple(replace(d, path=shown) for d in item.problems))
-    if item.data is None:
-        return item, {}
-    if item.rel not in originals:
-        report.twin_only += 1
-        report.diagnostics.append(warning(shown, 0, f"not in DOCS: imported as an original in {twin.lang}",
-                                          "twin-only"))
-        return replace(item, data=as_original(item.data.decode("utf-8"), twin.lang).encode("utf-8")), {}
-    if item.rel not in digests:
-        report.skipped += 1
-        report.diagnostics.append(warning(shown, 0, f"{item.rel} of DOCS was not imported, so neither is its "
-                                          "translation", "twin-orphan"))
-        return None
-    rel = translation_path(item.rel, twin.lang)
-    entry = manifest.get(rel) or {}
-    digest = entry.get("original") if entry.get("source") == item.source_hash else None
-    digest = digest if isinstance(digest, str) and digest else digests[item.rel]
-    report.translations += 1
-    data = as_translation(item.data.decode("utf-8"), twin.lang, digest).encode("utf-8")
-    return replace(item, rel=rel, data=data), {"original": digest}
+def _twin_marks(twin: Twin, twin_rels: list[str], originals: set[str], digests: dict[str, str],
+                manifest: dict[str, dict[str, str]], report: ImportReport) -> dict[str, _Mark]:
+    """How each twin note is imported: as a translation, or as an original (reported); a note whose DOCS
+    namesake was not imported is left out (reported)."""
+    marks: dict[str, _Mark] = {}
+    for rel in twin_rels:
+        shown = f"{twin.lang}:{rel}"
+        if rel not in originals:
+            report.twin_only += 1
+            report.diagnostics.append(warning(shown, 0, f"not in DOCS: imported as an original in {twin.lang}",
+                                              "twin-only"))
+            marks[rel] = _Mark(twin.lang)
+        elif digests.get(rel):
+            entry = manifest.get(translation_path(rel, twin.lang)) or {}
+            marks[rel] = _Mark(twin.lang, original=digests[rel],
+                               previous=(str(entry.get("source", "")), str(entry.get("original", ""))))
+            report.translations += 1
+        else:
+            report.skipped += 1
+            report.diagnostics.append(warning(shown, 0, f"{rel} of DOCS was not imported, so neither is its "
+                                              "translation", "twin-orphan"))
+    return marks
 
 
 def _other(lang: str) -> str:
     return next(other for other in LANGUAGES if other != lang)
-
-
-def _text_digest(item: _Converted) -> str:
-    from papernotes.corpus.parse import parse_note  # the Markdown engine loads only for a twin import
-
-    note, _ = parse_note(item.rel, (item.data or b"").decode("utf-8"))
-    return note.text_digest if note is not None else ""
 
 
 def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None = None,
@@ -380,18 +411,22 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
             else:
                 writes.append((item.rel, writer.submit(_write, dest / item.rel, item.data)))
 
-        for item in _convert_all(docs, rels, workers):
-            if twin is not None and item.data is not None:  # with a twin, DOCS is in the other language
-                item = replace(item, data=as_original(item.data.decode("utf-8"), _other(twin.lang)).encode("utf-8"))
+        # with a twin, DOCS notes are in the other language; those the twin has too give their digest
+        base = {rel: _Mark(_other(twin.lang), rel in paired) for rel in rels} if twin is not None else {}
+        for item in _convert_all(docs, rels, workers, base):
             converted.append(item)
             take(item, {})
             if item.rel in paired and item.data is not None:
-                digests[item.rel] = _text_digest(item)
+                digests[item.rel] = item.text_digest
         if twin is not None:
-            for item in _convert_all(twin.docs, twin_rels, workers):
+            marks = _twin_marks(twin, twin_rels, originals, digests, manifest, report)
+            for item in _convert_all(twin.docs, [rel for rel in twin_rels if rel in marks], workers, marks):
                 twin_items.append(item)
-                if (placed := _place(item, twin, originals, digests, manifest, report)) is not None:
-                    take(*placed)
+                item = replace(item, problems=tuple(replace(d, path=f"{twin.lang}:{d.path}") for d in item.problems))
+                if marks[item.rel].original:
+                    take(replace(item, rel=translation_path(item.rel, twin.lang)), {"original": item.text_digest})
+                else:
+                    take(item, {})
     for rel, future in writes:
         if failed := future.result():
             report.diagnostics.append(error(rel, 0, failed, "io"))
