@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, example_notes
 from papernotes.cli import app
 from papernotes.errors import BuildError
 from papernotes.site.build import build
@@ -145,10 +145,11 @@ def test_incremental_builds_keep_the_record_current(tmp_path: Path) -> None:
     corpus = themed_corpus(tmp_path)
     site = tmp_path / "site"
     build(corpus, site)
-    notes = sorted(corpus.glob("ICML2024/optimization/*.md"))
+    notes = example_notes(corpus / "ICML2024/optimization")
     notes[0].unlink()
-    moved = notes[1].read_text(encoding="utf-8").replace("domain: optimization", "domain: llm_reasoning", 1)
-    notes[1].write_text(moved, encoding="utf-8")
+    for note in (notes[1], *notes[1].parent.glob(f"{notes[1].stem}.??.md")):  # a translation moves along
+        note.write_text(note.read_text(encoding="utf-8").replace("domain: optimization", "domain: llm_reasoning", 1),
+                        encoding="utf-8")
     notes[2].write_text(notes[2].read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     again = build(corpus, site)
     assert not again.up_to_date and again.removed >= 1

@@ -198,10 +198,16 @@ def test_guard_finds_what_a_translation_lost() -> None:
     assert {"O(1/t)", r"m_t = \beta m_{t-1} + g_t", r"x_{t+1} = x_t - \eta m_t"} <= original.formulas
     assert "step()" in original.code and any(c.startswith("def step") for c in original.code)
     assert original.links == {"https://example.org/a"}
-    assert {"0.42", "0.57", "12.5", "3"} <= original.numbers and "2026" not in original.numbers
+    assert {"0.42", "0.57", "12.5", "3"} <= {d for d, _ in original.numbers} and ("2026", "") not in original.numbers
     lossy = body.replace("$O(1/\\sqrt{k})$", "one over root k").replace("0.57", "0.6").replace("`step()`", "step()")
     lost = guard.missing(original, guard.kept(parts.document("T $O(1/t)$", "", (), lossy)))
     assert lost == ["the formula $O(1/\\sqrt{k})$", "the code `step()`", "the number 0.57"]
+
+
+def test_a_large_number_may_change_its_scale_word_but_not_its_value() -> None:
+    zh = guard.kept("约 120 万样本，提升 2.3 倍。")
+    assert guard.missing(zh, guard.kept("About 1.2 million samples, 2.3× better.")) == []
+    assert guard.missing(zh, guard.kept("About 1.3 million samples, 2.3× better.")) == ["the number 120"]
 
 
 # ---------------------------------------------------------------- the stage over HTTP

@@ -191,3 +191,5 @@ def test_examples_check_without_translation_problems(tmp_path: Path) -> None:
     root = tmp_path / "c"
     shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns(".papernotes"))
     assert translation_diagnostics(root) == []
+    langs = [translation_name(p.relative_to(root).as_posix())[1] for p in root.rglob("*.md")]
+    assert langs.count("en") >= 10 and langs.count("zh") >= 3  # the example site is bilingual both ways

@@ -14,7 +14,9 @@ described for a repair request and for the report.
 - numbers: every number ``check.grounding.note_numbers`` finds (decimals,
   percentages, factors, table cells, integers in prose; not years, section or
   figure numbers, versions, names such as GPT-4), compared by their digits at
-  the precision written (``12.50`` is not ``12.5``).
+  the precision written (``12.50`` is not ``12.5``); a number with a scale
+  word may be written with another one of the same value (``120 万`` is
+  ``1.2 million``), as the two languages count large numbers differently.
 
 A translation may have more of them (a number spelled out in the original
 written with digits is fine); it may not have fewer.
@@ -25,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from papernotes.check.formulas import extract_formulas
-from papernotes.check.grounding import note_numbers
+from papernotes.check.grounding import SCALE, note_numbers
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
@@ -42,7 +44,9 @@ class Kept:
     formulas: frozenset[str]
     code: frozenset[str]
     links: frozenset[str]
-    numbers: frozenset[str]
+    numbers: frozenset[tuple[str, str]]
+    """``(digits, value)``: the digits as written and, for a number with a scale word (``万``, ``million``,
+    ``K``), its value (``""`` for others)."""
 
 
 def _code(text: str) -> tuple[set[str], str]:
@@ -78,7 +82,8 @@ def kept(text: str) -> Kept:
     for m in _LINK.finditer(prose):
         target = next(g for g in m.groups() if g)
         links.add(target.rstrip(".,;:!?。，；：！？、") if m.group(4) else target)
-    numbers = frozenset(f"{q.value:.{q.decimals}f}" for q in note_numbers(prose))
+    numbers = frozenset((f"{q.value:.{q.decimals}f}", f"{q.value * SCALE[q.unit]:.6g}" if q.unit in SCALE else "")
+                        for q in note_numbers(prose))
     return Kept(formulas, frozenset(code), frozenset(links), numbers)
 
 
@@ -92,7 +97,10 @@ def missing(original: Kept, translated: Kept) -> list[str]:
     out = [f"the formula ${tex}$" for tex in sorted(original.formulas - translated.formulas)]
     out += [f"the code `{_short(code)}`" for code in sorted(original.code - translated.code)]
     out += [f"the link target {link}" for link in sorted(original.links - translated.links)]
-    out += [f"the number {number}" for number in sorted(original.numbers - translated.numbers, key=_numeric)]
+    digits = {d for d, _ in translated.numbers}
+    values = {v for _, v in translated.numbers if v}
+    lost = {d for d, v in original.numbers if d not in digits and not (v and v in values)}
+    out += [f"the number {number}" for number in sorted(lost, key=_numeric)]
     return out
 
 
