@@ -110,7 +110,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         # the rendering half of the pipeline is imported only when something changed
         from papernotes.site.contexts import Page
         from papernotes.site.plan import notes_only_plan, plan_site
-        from papernotes.site.search import search_index
+        from papernotes.site.search import corpus_bodies, search_files
         from papernotes.site.theme import Theme, labels_for
 
         labels = labels_for(config.language)
@@ -134,9 +134,14 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
             staging.planned_writes([p.output_path for p in todo])
             for url in stale:
                 staging.remove(Page(url, "", "", None).output_path)
-            if not bodies_only:
-                staging.write("search/index.json", search_index(entries, config.language))
-                staging.planned_writes(["search/index.json"])
+            search = search_files(entries, corpus_bodies(corpus), cache_path(corpus).parent if use_cache else None,
+                                  config.language, workers)
+            search_write, search_stale = search.changes(cache.load_blob(f"search:{site_key}") if previous_ok else None)
+            for rel in search_write:
+                staging.write(rel, search[rel])
+            staging.planned_writes(search_write)
+            for rel in search_stale:
+                staging.remove(rel)
             if not previous_ok:
                 _copy_assets(staging)
             staging.commit({"papernotes": __version__, "corpus": str(corpus), "notes": len(entries)})
@@ -151,6 +156,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         else:
             cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
         cache.set_meta(f"listing:{site_key}", listing)
+        cache.save_blob(f"search:{site_key}", search.digests)
         cache.save_blob(f"state:{site_key}", state)
         cache.set_meta(f"built:{site_key}", salt)
         cache.set_meta(f"notes:{site_key}", str(len(entries)))
