@@ -17,6 +17,7 @@
   var PREFIX_MIN = 3;        // a Latin word expands to longer words from 3 letters on
   var PREFIX_TERMS = 64;     // at most this many expansions per word (most frequent first)
   var PREFIX_SHARDS = 3;     // and from at most this many shards
+  var PHRASE = 1.3;          // a Chinese run matched in full scores this much more
 
   function normalise(text) {
     return text.replace(FOLD, function (m) { return m.normalize("NFKC"); }).toLowerCase();
@@ -55,42 +56,46 @@
     return out;
   }
 
-  // A query becomes groups: {terms: [term], prefix: bool, soft: bool, cjk: run or ""}.
-  // Every hard group must match; soft ones (bare numbers, single letters, a lone Chinese character
-  // next to other words) only add to the score, as bodies do not index them.
+  // A query becomes clauses, each {groups: [{term, prefix}], need, soft, cjk}. A Latin word is a
+  // clause of one group (prefix-expanded from 3 letters on). A Chinese run is one clause of its
+  // bigrams, of which a document needs all when there are one or two, and two thirds when there
+  // are more: a run's junction bigrams (型量 in 模型量化) are rare and say little, so the papers
+  // that write 模型 … 量化 apart still match, ranked after the phrase only if they are weaker.
+  // Soft clauses (bare numbers, single letters, a lone Chinese character next to other words; bodies
+  // do not index them) only add to the score.
   function parseQuery(query) {
     var text = normalise(query);
-    var groups = [];
+    var clauses = [], seen = {};
     var re = /[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff]+/g;
     var m;
     while ((m = re.exec(text))) {
       var piece = m[0];
+      if (seen[piece]) continue;
+      seen[piece] = true;
       if (isCjk(piece.charAt(0))) {
         if (piece.length === 1) {
-          groups.push({ terms: [piece], prefix: true, soft: false, cjk: piece });
+          clauses.push({ groups: [{ term: piece, prefix: true }], need: 1, soft: false, cjk: piece });
           continue;
         }
+        var groups = [], pairs = {};
         for (var i = 0; i + 1 < piece.length; i++) {
-          groups.push({ terms: [piece.slice(i, i + 2)], prefix: false, soft: false, cjk: piece });
+          var pair = piece.slice(i, i + 2);
+          if (!pairs[pair]) { pairs[pair] = true; groups.push({ term: pair, prefix: false }); }
         }
+        var k = groups.length;
+        clauses.push({ groups: groups, need: k <= 2 ? k : Math.ceil(2 * k / 3), soft: false, cjk: piece });
         continue;
       }
       var term = latinTerm(piece);
       if (!term) continue;
       var soft = piece.length === 1 || /^[0-9]+$/.test(piece);
-      groups.push({ terms: [term], prefix: !soft && term.length >= PREFIX_MIN, soft: soft, cjk: "" });
+      clauses.push({ groups: [{ term: term, prefix: !soft && term.length >= PREFIX_MIN }], need: 1, soft: soft, cjk: "" });
     }
-    var hard = groups.filter(function (g) { return !g.soft; });
+    var hard = clauses.filter(function (c) { return !c.soft; });
     if (hard.length > 1) {  // a lone Chinese character among other words is a particle, not a search
-      groups.forEach(function (g) { if (g.cjk.length === 1) { g.soft = true; g.prefix = false; } });
+      clauses.forEach(function (c) { if (c.cjk.length === 1) { c.soft = true; c.groups[0].prefix = false; } });
     }
-    var seen = {};
-    return groups.filter(function (g) {  // a repeated bigram or word counts once
-      var key = g.terms[0] + "|" + g.prefix;
-      if (seen[key]) return false;
-      seen[key] = true;
-      return true;
-    });
+    return clauses;
   }
 
   // ------------------------------------------------------------ shards
@@ -151,7 +156,7 @@
 
   // The shards a group needs: its term's, and for a prefix the following ones that may hold longer terms.
   function shardsFor(firsts, group) {
-    var term = group.terms[0], first = shardFor(firsts, term), out = [];
+    var term = group.term, first = shardFor(firsts, term), out = [];
     if (first < 0) return out;
     out.push(first);
     if (group.prefix) {
@@ -207,7 +212,7 @@
 
   // Terms a group stands for in the loaded shards: [[term, weight]], the exact word first.
   Index.prototype.expand = function (group, shardNumbers) {
-    var term = group.terms[0], out = [[term, 1]];
+    var term = group.term, out = [[term, 1]];
     if (!group.prefix) return out;
     var found = [];
     shardNumbers.forEach(function (n) {
@@ -249,11 +254,24 @@
     return best;
   };
 
-  // Rank the documents that match every hard group. Returns [[doc, score]] best first.
-  Index.prototype.rank = function (groups, shardsOf) {
+  // Rank the documents that satisfy every hard clause. `shardsOf(group)` names the shards a group
+  // was looked up in. A clause scores the sum of its groups' scores, times PHRASE when all of its
+  // groups match. Returns [[doc, score]], best first.
+  Index.prototype.rank = function (clauses, shardsOf) {
     var hard = [], soft = [];
-    groups.forEach(function (g, i) {
-      (g.soft ? soft : hard).push(this.groupScores(g, shardsOf[i]));
+    clauses.forEach(function (clause) {
+      var tally = new Map(), k = clause.groups.length;
+      clause.groups.forEach(function (g) {
+        this.groupScores(g, shardsOf(g)).forEach(function (s, d) {
+          var t = tally.get(d);
+          if (t) { t[0] += 1; t[1] += s; } else tally.set(d, [1, s]);
+        });
+      }, this);
+      var scores = new Map();
+      tally.forEach(function (t, d) {
+        if (t[0] >= clause.need) scores.set(d, t[0] === k && k > 1 ? t[1] * PHRASE : t[1]);
+      });
+      (clause.soft ? soft : hard).push(scores);
     }, this);
     if (!hard.length) return [];
     hard.sort(function (a, b) { return a.size - b.size; });
@@ -300,13 +318,14 @@
   };
 
   // Where in `text` a query matches, as sorted, merged [start, end) ranges (for <mark>).
-  function highlights(text, groups) {
+  function highlights(text, clauses) {
     var ranges = [], lower = text.toLowerCase();
     if (lower.length !== text.length) lower = text;  // rare case-mapping that changes length: match as is
     var words = {}, prefixes = [], runs = {};
-    groups.forEach(function (g) {
-      if (g.cjk) { runs[g.cjk] = true; return; }
-      if (g.prefix) prefixes.push(g.terms[0]); else words[g.terms[0]] = true;
+    clauses.forEach(function (c) {
+      if (c.cjk) { runs[c.cjk] = true; return; }
+      var g = c.groups[0];
+      if (g.prefix) prefixes.push(g.term); else words[g.term] = true;
     });
     var re = /[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]+/g, m;
     while ((m = re.exec(lower))) {

@@ -20,7 +20,7 @@
   var PAGE = 20;
 
   var index = null, gen = "", shardLoads = {}, chunkLoads = {};
-  var run = 0, shownList = [], shownCount = 0, groupsShown = [], active = -1, typing = false;
+  var run = 0, shownList = [], shownCount = 0, clausesShown = [], active = -1, typing = false;
 
   function say(key, n) {
     status.textContent = (strings[key] || "").replace("{n}", String(n));
@@ -122,10 +122,13 @@
       var seen = {};
       candidates.forEach(function (d) {
         if (!keep(d)) return;
-        var g = index.groupOf[d];
-        if (g >= 0) { if (seen[g]) return; seen[g] = true; }
         var key = name === "venue" ? m.venues[index.venueOf[d]][0]
           : name === "domain" ? m.domains[index.domainOf[d]][0] : String(m.venues[index.venueOf[d]][2]);
+        var g = index.groupOf[d];
+        if (g >= 0) {  // a paper noted twice under one value counts once there
+          if (seen[key + "|" + g]) return;
+          seen[key + "|" + g] = true;
+        }
         counts[key] = (counts[key] || 0) + 1;
       });
       showCounts(name, counts);
@@ -134,23 +137,39 @@
 
   // ------------------------------------------------------------ searching
 
+  // Tests and benchmarks wait on this: #results gets data-done="<query>" and a "searchdone" event
+  // once the results of a search are on the page (or it found none).
+  function done(mine, s) {
+    if (mine !== run) return;
+    results.setAttribute("data-done", s.q);
+    results.dispatchEvent(new CustomEvent("searchdone", { detail: { query: s.q, count: shownList.length } }));
+  }
+
   function search() {
     var mine = ++run;
     var s = state();
-    var groups = S.parseQuery(s.q);
-    var hasQuery = groups.some(function (g) { return !g.soft; });
+    results.removeAttribute("data-done");
+    var clauses = S.parseQuery(s.q);
+    var hasQuery = clauses.some(function (c) { return !c.soft; });
     var hasFacet = FACETS.some(function (f) { return s[f]; });
     if (!hasQuery && !hasFacet) {
       clear();
       status.textContent = s.q ? strings.search_empty : "";
+      done(mine, s);
       return Promise.resolve();
     }
     var firsts = index.m.shards;
-    var shardsOf = groups.map(function (g) { return S.shardsFor(firsts, g); });
+    var where = {};
+    function shardsOf(g) { return where[g.term + "|" + g.prefix]; }
+    var needed = {};
+    clauses.forEach(function (c) {
+      c.groups.forEach(function (g) {
+        var list = where[g.term + "|" + g.prefix] = S.shardsFor(firsts, g);
+        list.forEach(function (n) { needed[n] = true; });
+      });
+    });
     var topicTerm = s.topic ? S.TOPIC + s.topic : "";
     var topicShard = topicTerm ? S.shardFor(firsts, topicTerm) : -1;
-    var needed = {};
-    shardsOf.forEach(function (list) { list.forEach(function (n) { needed[n] = true; }); });
     if (topicShard >= 0) needed[topicShard] = true;
     return Promise.all(Object.keys(needed).map(loadShard)).then(function () {
       if (mine !== run) return;
@@ -158,7 +177,7 @@
       if (topicTerm) topicDocs = new Set(index.postings(index.shards[topicShard], topicTerm)[0]);
       var ranked;
       if (hasQuery) {
-        ranked = index.rank(groups, shardsOf);
+        ranked = index.rank(clauses, shardsOf);
       } else {
         ranked = [];
         for (var d = 0; d < index.n; d++) ranked.push([d, 0]);
@@ -166,18 +185,17 @@
       countFacets(ranked.map(function (r) { return r[0]; }), s, topicDocs);
       var keep = index.filter(s, topicDocs);
       shownList = index.dedupe(ranked.filter(function (r) { return keep(r[0]); }));
-      groupsShown = groups;
+      clausesShown = clauses;
       if (!shownList.length) {
         clear();
         say("search_empty");
         return;
       }
       say("search_results", shownList.length);
-      results.textContent = "";
       shownCount = 0;
       active = -1;
-      return page(mine);
-    });
+      return page(mine, true);
+    }).then(function () { done(mine, s); });
   }
 
   function clear() {
@@ -188,7 +206,7 @@
     more.hidden = true;
   }
 
-  function page(mine) {
+  function page(mine, fresh) {
     var slice = shownList.slice(shownCount, shownCount + PAGE);
     shownCount += slice.length;
     more.hidden = shownCount >= shownList.length;
@@ -198,6 +216,7 @@
       if (mine !== run) return;
       var fragment = document.createDocumentFragment();
       rows.forEach(function (row, i) { render(fragment, slice[i], row[0], row[1]); });
+      if (fresh) results.textContent = "";  // the old results stay until the new ones are ready
       results.appendChild(fragment);
       if (active < 0 && results.querySelector("dt")) setActive(0);
     });
@@ -217,7 +236,7 @@
     if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
   }
 
-  function where(d) {
+  function placeOf(d) {
     return index.m.venues[index.venueOf[d]][1] + " · " + index.m.domains[index.domainOf[d]][1];
   }
 
@@ -227,15 +246,15 @@
     dt.id = "r-" + hit.doc;
     var link = document.createElement("a");
     link.href = siteRoot + encodeURI(row[2]);
-    marked(link, row[0], groupsShown);
+    marked(link, row[0], clausesShown);
     dt.appendChild(link);
     dt.appendChild(document.createTextNode(" "));
     var place = document.createElement("span");
     place.className = "where";
-    place.textContent = where(hit.doc);
+    place.textContent = placeOf(hit.doc);
     dt.appendChild(place);
     var dd = document.createElement("dd");
-    marked(dd, row[1], groupsShown);
+    marked(dd, row[1], clausesShown);
     if (alsoRows.length) {
       var also = document.createElement("span");
       also.className = "also";

@@ -153,10 +153,14 @@ def _distinct(values: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
-def cut(postings: Postings, target: int = SHARD_BYTES) -> list[tuple[int, int]]:
-    """Term-rank ranges ``[start, end)`` of about ``target`` bytes each (2.5 bytes a posting, 8 a term)."""
+def cut(postings: Postings, target: int | None = None) -> list[tuple[int, int]]:
+    """Term ranges ``[start, end)`` of about ``target`` (default ``SHARD_BYTES``) bytes each.
+
+    Cost estimate: 2.5 bytes a posting and 8 a term.
+    """
     if not len(postings):
         return []
+    target = target or SHARD_BYTES
     cost = np.diff(postings.starts) * 2.5 + 8
     shard = ((np.cumsum(cost) - cost) // target).astype(np.int64)
     edges = [0, *(np.flatnonzero(np.diff(shard)) + 1).tolist(), len(postings)]
