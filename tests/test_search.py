@@ -356,7 +356,8 @@ def test_stale_shards_are_removed_when_the_index_shrinks(tmp_path: Path) -> None
     after = sorted(p.name for p in (site / "search/t").iterdir())
     manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))
     assert len(after) < len(before) and len(after) == len(manifest["shards"])
-    assert len(list((site / "search/d").iterdir())) == 1 and manifest["docs"] == 10
+    assert manifest["docs"] == 10
+    assert len(list((site / "search/d").iterdir())) == -(-10 // manifest["chunk"])
 
 
 def test_untrusted_text_stays_data(tmp_path: Path) -> None:
@@ -366,3 +367,23 @@ def test_untrusted_text_stays_data(tmp_path: Path) -> None:
     files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
     row = json.loads(files["search/d/0.json"])[0]
     assert row[0] == f"Evil {evil}" and evil in row[1]  # kept as text: the page renders it with text nodes
+
+
+def test_records_kept_in_memory_or_read_back_make_the_same_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from papernotes.site.search import index
+
+    corpus = write_corpus(tmp_path / "c")
+    kept = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
+    monkeypatch.setattr(index, "KEEP_BYTES", 0)
+    read_back = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=1)
+    assert kept.digests == read_back.digests
+
+
+def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from papernotes.site.search import index
+
+    corpus = write_corpus(tmp_path / "c")
+    serial = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
+    monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
+    parallel = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
+    assert serial.digests == parallel.digests

@@ -10,7 +10,7 @@ only what changed and removes what is gone):
   groups of duplicate papers, the delta's dead documents;
 - ``search/t/N.bin`` — postings shards (``encode.py``), ``search/t/delta.bin``
   the postings of documents edited since the shards were cut;
-- ``search/d/N.json`` — title, summary and URL of 16 documents each, fetched
+- ``search/d/N.json`` — title, summary and URL of 8 documents each, fetched
   only for the results shown.
 
 Document ids follow the site order, so a venue, and a domain within it, is a
@@ -36,11 +36,13 @@ from papernotes.site.search.store import FORMAT, SearchStore, digest
 from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, Record, new_session, note_record, plain
 
 BodyReader = Callable[[Note], str]
-CHUNK = 16
-"""Documents per ``search/d/N.json`` file."""
+CHUNK = 8
+"""Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
 SUMMARY_CHARS = 280
 PARALLEL_NOTES = 200
 DELTA_BYTES = 96_000
+KEEP_BYTES = 128 << 20
+"""New records up to this size stay in memory for the shards; beyond, they are read back from the store."""
 STORE_NAME = "search.sqlite"
 
 
@@ -97,15 +99,15 @@ def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
     store_path = cache_dir / STORE_NAME if cache_dir is not None else None
     data: dict[str, bytes] = {}
     with SearchStore(store_path) as store:
-        _tokenise_missing(store, docs, keys, read_body, lang, workers or os.cpu_count() or 1)
+        fresh = _tokenise_missing(store, docs, keys, read_body, lang, workers or os.cpu_count() or 1)
         base_keys, firsts, digests = store.base()
         dead = [i for i, (old, new) in enumerate(zip(base_keys, keys)) if old != new]
         delta = b""
         if len(base_keys) == len(keys) and dead and len(dead) <= max(8, len(keys) // 100):
-            changed = gather(lambda: zip(dead, store.records([keys[i] for i in dead])), store.words)
+            changed = gather(lambda: zip(dead, _records(store, [keys[i] for i in dead], fresh)), store.words)
             delta = encode_shard(changed, 0, len(changed))
         if len(base_keys) != len(keys) or not digests or (dead and not 0 < len(delta) <= DELTA_BYTES):
-            postings = gather(lambda: enumerate(store.records(keys)), store.words)
+            postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words)
             ranges = cut(postings)
             shards = {f"search/t/{i}.bin": encode_shard(postings, a, b) for i, (a, b) in enumerate(ranges)}
             firsts = [postings.term(a) for a, _ in ranges]
@@ -114,6 +116,7 @@ def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
             digests = store.save_base(keys, firsts, shards)
             data.update(shards)
             dead, delta = [], b""
+        del fresh
         store.keep_records(set(keys))
     if delta:
         data["search/t/delta.bin"] = delta
@@ -150,8 +153,12 @@ def _tokenise_range(bounds: tuple[int, int]) -> list[Record]:
 
 
 def _tokenise_missing(store: SearchStore, docs: Sequence[Entry], keys: Sequence[str], read_body: BodyReader,
-                      lang: str, workers: int) -> None:
-    """Tokenise the notes whose record is not cached yet and store the records."""
+                      lang: str, workers: int) -> dict[str, Record]:
+    """Tokenise the notes whose record is not cached yet and store the records.
+
+    Returns the new records while they stay small (the cold build of a 3,000-note corpus then
+    does not read them back from SQLite); a larger corpus reads them back in batches.
+    """
     global _JOB
     new_session()
     have = store.record_keys()
@@ -159,13 +166,25 @@ def _tokenise_missing(store: SearchStore, docs: Sequence[Entry], keys: Sequence[
     for key, entry in zip(keys, docs):
         if key not in have:
             todo.setdefault(key, entry)
+    kept: dict[str, Record] = {}
     if not todo:
-        return
+        return kept
+    size = 0
+
+    def keep(items: list[tuple[str, Record]]) -> None:
+        nonlocal size
+        store.put_records(items)
+        for key, record in items:
+            size += len(record.codes) + len(record.impacts)
+            if size <= KEEP_BYTES:
+                kept[key] = record
+            else:
+                kept.clear()
+
     entries = list(todo.values())
     if len(entries) < PARALLEL_NOTES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        records = [_tokenise(e, read_body, lang) for e in entries]
-        store.put_records(zip(todo, records))
-        return
+        keep(list(zip(todo, (_tokenise(e, read_body, lang) for e in entries))))
+        return kept
     step = max(16, len(entries) // (workers * 6) + 1)
     bounds = [(i, min(len(entries), i + step)) for i in range(0, len(entries), step)]
     _JOB = (entries, read_body, lang)
@@ -174,10 +193,19 @@ def _tokenise_missing(store: SearchStore, docs: Sequence[Entry], keys: Sequence[
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             names = iter(todo)
             for part in pool.imap(_tokenise_range, bounds):
-                store.put_records((next(names), record) for record in part)
+                keep([(next(names), record) for record in part])
     finally:
         _JOB = None
         gc.unfreeze()
+    return kept
+
+
+def _records(store: SearchStore, keys: Sequence[str], fresh: dict[str, Record]) -> Iterator[Record]:
+    """The records of ``keys`` in order: from ``fresh`` when there, else from the store."""
+    stored = store.records([k for k in keys if k not in fresh])
+    for key in keys:
+        record = fresh.get(key)
+        yield record if record is not None else next(stored)
 
 
 # ------------------------------------------------------------------ documents and manifest
