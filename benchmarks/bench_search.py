@@ -19,10 +19,15 @@ What is measured, in one run:
 - **quality** (reference corpus): relevant notes in the top 10 for a query set, a note being
   relevant when its title or keywords match a pattern written for the query; the same for the
   previous search (substring match over title, summary, keywords, topics and authors, ranked
-  10 per title hit and 1 per other hit, re-implemented here), and how many notes each finds.
+  10 per title hit and 1 per other hit, re-implemented here), and how many notes each finds;
+- **Pagefind** (``--pagefind BIN``, e.g. ``pagefind_extended`` from ``pip install
+  'pagefind[extended]'`` in a separate venv): the same note pages indexed by its CLI (time,
+  peak memory, size), then the same queries through its own JS API in the same Chromium
+  (transfer, time, result count, relevant in the top 10).
 
 Usage:
   python benchmarks/bench_search.py [--docs DIR] [--synthetic N] [--runs 5] [--work DIR] [--json OUT]
+                                    [--pagefind BIN]
 """
 from __future__ import annotations
 
@@ -150,7 +155,12 @@ def measure_index(corpus: Path, runs: int) -> dict[str, object]:
 # ------------------------------------------------------------------ a static host on loopback
 
 class GzipHandler(SimpleHTTPRequestHandler):
-    """Static files, gzip-encoded (level 6) when the client accepts it, as most static hosts do."""
+    """Static files over keep-alive HTTP/1.1, gzip-encoded (level 6, compressed once per file) when
+    the client accepts it, as static hosts do."""
+
+    protocol_version = "HTTP/1.1"
+    compressed: dict[Path, bytes] = {}
+    lock = threading.Lock()
 
     def log_message(self, *args: object) -> None:
         pass
@@ -164,10 +174,16 @@ class GzipHandler(SimpleHTTPRequestHandler):
         if not path.is_file():
             self.send_error(404)
             return None
-        data = path.read_bytes()
         encoded = "gzip" in self.headers.get("Accept-Encoding", "")
         if encoded:
-            data = gzip.compress(data, 6)
+            with self.lock:
+                data = self.compressed.get(path) or b""
+            if not data:
+                data = gzip.compress(path.read_bytes(), 6)
+                with self.lock:
+                    self.compressed[path] = data
+        else:
+            data = path.read_bytes()
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(path)))
         if encoded:
@@ -339,6 +355,74 @@ def quality(corpus: Path, base: str) -> dict[str, object]:
             "previous_relevant_top10": sum(r["previous_relevant_top10"] for r in rows), "out_of": 10 * len(rows)}
 
 
+# ------------------------------------------------------------------ Pagefind, for comparison
+
+def pagefind_index(binary: str, site: Path) -> dict[str, object]:
+    """Index the note pages (``VENUE/domain/slug/index.html``, their ``article.note``) with Pagefind's CLI."""
+    out = site / "pagefind"
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [binary, "--site", str(site), "--glob", "*/*/*/index.html", "--root-selector", "article.note",
+           "--output-subdir", "pagefind"]
+    run = bb.run_measured(cmd, "pagefind")
+    return {"seconds": run.seconds, "memory": run.memory, "bytes": bb.tree_bytes(out)}
+
+
+_PAGEFIND_QUERY = """async q => {
+  const pagefind = await import("/pagefind/pagefind.js");
+  await pagefind.init();
+  const t0 = performance.now();
+  const found = await pagefind.search(q);
+  const top = await Promise.all(found.results.slice(0, 10).map(r => r.data()));
+  return {count: found.results.length, ms: performance.now() - t0, urls: top.map(d => d.url)};
+}"""
+
+
+def pagefind_queries(base: str, queries: list[str]) -> list[dict[str, object]]:
+    from playwright.sync_api import sync_playwright
+
+    out = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        for query in queries:
+            context = browser.new_context()
+            page = context.new_page()
+            cdp = context.new_cdp_session(page)
+            cdp.send("Network.enable")
+            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
+            sizes: dict[str, float] = {}
+            page.goto(base + "404.html")
+            cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
+            found = page.evaluate(_PAGEFIND_QUERY, query)
+            out.append({"query": query, "results": found["count"], "ms": found["ms"], "bytes": sum(sizes.values()),
+                        "top": [u.strip("/") + "/" for u in found["urls"]]})
+            context.close()
+        browser.close()
+    return out
+
+
+def pagefind_quality(corpus: Path, rows: list[dict[str, object]]) -> int:
+    from papernotes.config import load_config, load_site_taxonomy
+    from papernotes.corpus.load import load_corpus
+    from papernotes.site.cache import BuildCache
+    from papernotes.site.resolve import resolve
+
+    config, _ = load_config(corpus)
+    with BuildCache(None) as cache:
+        loaded = load_corpus(corpus, cache)
+    entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
+    by_url = {e.url: e for e in entries}
+    total = 0
+    for row in rows:
+        pattern = REFERENCE_QUERIES.get(str(row["query"]))
+        if pattern is None:
+            continue
+        hits = [by_url[u] for u in row["top"] if u in by_url]  # type: ignore[union-attr]
+        row["relevant_top10"] = sum(re.search(pattern, " ".join([e.note.title, *e.note.keywords]).lower()) is not None
+                                    for e in hits)
+        total += int(row["relevant_top10"])
+    return total
+
+
 # ------------------------------------------------------------------ report
 
 def ms(values: list[float]) -> str:
@@ -376,6 +460,13 @@ def report(res: dict) -> list[str]:  # type: ignore[type-arg]
     keys = [k["ms"] for k in res["keystrokes"]]
     lines.append(f"keystrokes: {len(keys)}, {ms(keys)} (target ≤ {KEYSTROKE_MS} ms: "
                  f"{'met' if keys and max(keys) <= KEYSTROKE_MS else 'MISSED'})")
+    if res.get("pagefind"):
+        pf = res["pagefind"]
+        lines.append(f"Pagefind index: {pf['index']['seconds']:.1f} s, peak memory {bb.mb(pf['index']['memory'])}, "
+                     f"{bb.mb(pf['index']['bytes'])}; relevant in top 10: {pf.get('relevant_top10')}")
+        for q in pf["queries"]:
+            lines.append(f"  {q['query']:<22} {q['results']:>6} results  {q['bytes'] / 1000:7.1f} KB  {q['ms']:6.0f} ms"
+                         f"  relevant {q.get('relevant_top10', '-')}/10")
     if res.get("quality"):
         qa = res["quality"]
         lines.append(f"relevant in top 10: {qa['relevant_top10']} of {qa['out_of']} "
@@ -395,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--skip-quality", action="store_true")
+    ap.add_argument("--pagefind", metavar="BIN", help="also index and query with this Pagefind binary")
     ap.add_argument("--index-child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.index_child:
@@ -429,6 +521,13 @@ def main(argv: list[str] | None = None) -> int:
         if not args.synthetic and not args.skip_quality:
             bb.log("ranking quality …")
             res["quality"] = quality(corpus, base)
+        if args.pagefind:
+            bb.log("Pagefind …")
+            queries = SYNTHETIC_QUERIES if args.synthetic else list(REFERENCE_QUERIES)
+            pf = {"index": pagefind_index(args.pagefind, site), "queries": pagefind_queries(base, queries)}
+            if not args.synthetic:
+                pf["relevant_top10"] = pagefind_quality(corpus, pf["queries"])
+            res["pagefind"] = pf
     finally:
         server.shutdown()
     for line in report(res):

@@ -64,7 +64,7 @@ class Core:
         function delta(s) { IDX.delta = S.decodeShard(bytesOf(s)); }
         function rank(q) { var where = {}, cl = S.parseQuery(q);
           cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
-          return JSON.stringify(IDX.dedupe(IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }))); }
+          var r = IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); var d = IDX.dedupe(r.docs, r.scores); return JSON.stringify(d.slice(0, d.length)); }
         """)
         self.site = site
         if site is not None:

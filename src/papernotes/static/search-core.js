@@ -18,6 +18,7 @@
   var PREFIX_TERMS = 64;     // at most this many expansions per word (most frequent first)
   var PREFIX_SHARDS = 3;     // and from at most this many shards
   var PHRASE = 1.3;          // a Chinese run matched in full scores this much more
+  var DOC_SPAN = 1048576;    // document ids below 2**20 (scores below 4,000 keep 1e-6 precision in a double)
 
   function normalise(text) {
     return text.replace(FOLD, function (m) { return m.normalize("NFKC"); }).toLowerCase();
@@ -123,8 +124,10 @@
     if (bytes[0] !== 1) throw new Error("unknown search shard version " + bytes[0]);
     var pos = 1;
     function read() {
-      var value = 0, shift = 0, b;
-      do { b = bytes[pos++]; value += (b & 0x7f) * Math.pow(2, shift); shift += 7; } while (b & 0x80);
+      var b = bytes[pos++];
+      if (b < 0x80) return b;
+      var value = b & 0x7f, scale = 128;
+      do { b = bytes[pos++]; value += (b & 0x7f) * scale; scale *= 128; } while (b & 0x80);
       return value;
     }
     var count = read(), length = read();
@@ -193,99 +196,144 @@
     return Math.log(1 + (this.n - df + 0.5) / (df + 0.5));
   };
 
-  // Postings of one term: [docs, impacts] (Int32Array, Uint8Array-like), dead documents dropped.
-  Index.prototype.postings = function (shard, term) {
-    var docs = [], imps = [];
-    var s = shard && shard.index[term];
-    if (s !== undefined && shard) {
-      for (var k = shard.starts[s]; k < shard.starts[s + 1]; k++) {
-        var d = shard.docs[k];
-        if (!this.dead[d]) { docs.push(d); imps.push(shard.impacts[k]); }
+  // Calls visit(doc, impact) for every posting of `term` in `shard` and in the delta (dead documents skipped).
+  Index.prototype.each = function (shard, term, visit) {
+    var dead = this.dead, s = shard ? shard.index[term] : undefined;
+    if (s !== undefined) {
+      var docs = shard.docs, imps = shard.impacts;
+      for (var k = shard.starts[s], end = shard.starts[s + 1]; k < end; k++) {
+        if (!dead[docs[k]]) visit(docs[k], imps[k]);
       }
     }
-    var delta = this.delta, t = delta && delta.index[term];
-    if (t !== undefined && delta) {
-      for (var j = delta.starts[t]; j < delta.starts[t + 1]; j++) { docs.push(delta.docs[j]); imps.push(delta.impacts[j]); }
+    var delta = this.delta, t = delta ? delta.index[term] : undefined;
+    if (t !== undefined) {
+      for (var j = delta.starts[t]; j < delta.starts[t + 1]; j++) visit(delta.docs[j], delta.impacts[j]);
     }
-    return [docs, imps];
   };
 
-  // Terms a group stands for in the loaded shards: [[term, weight]], the exact word first.
-  Index.prototype.expand = function (group, shardNumbers) {
-    var term = group.term, out = [[term, 1]];
-    if (!group.prefix) return out;
-    var found = [];
-    shardNumbers.forEach(function (n) {
-      var shard = this.shards[n];
-      if (!shard) return;
-      for (var i = 0; i < shard.terms.length; i++) {
-        var t = shard.terms[i];
-        if (t.length > term.length && t.slice(0, term.length) === term) {
-          found.push([t, shard.starts[i + 1] - shard.starts[i]]);
-        }
-      }
-    }, this);
-    found.sort(function (a, b) { return b[1] - a[1]; });
-    found.slice(0, PREFIX_TERMS).forEach(function (f) { out.push([f[0], term.length / f[0].length]); });
+  // Document frequency of `term` (dead documents are few and not subtracted).
+  Index.prototype.df = function (shard, term) {
+    var s = shard ? shard.index[term] : undefined, t = this.delta ? this.delta.index[term] : undefined;
+    return (s === undefined ? 0 : shard.starts[s + 1] - shard.starts[s]) +
+      (t === undefined ? 0 : this.delta.starts[t + 1] - this.delta.starts[t]);
+  };
+
+  // Every document of `term`, as an array (the topic facet).
+  Index.prototype.docsOf = function (shard, term) {
+    var out = [];
+    this.each(shard, term, function (d) { out.push(d); });
     return out;
   };
 
-  // Best score of each document for one group: {docs: [...], scores: Float64Array-like}.
-  Index.prototype.groupScores = function (group, shardNumbers) {
-    var best = new Map();
-    var main = this.shards[shardNumbers[0]];
-    this.expand(group, shardNumbers).forEach(function (pair) {
-      var term = pair[0], weight = pair[1];
-      var shard = main && main.index[term] !== undefined ? main : null;
-      if (!shard) {
-        for (var i = 1; i < shardNumbers.length && !shard; i++) {
-          var s = this.shards[shardNumbers[i]];
-          if (s && s.index[term] !== undefined) shard = s;
-        }
+  // Terms a group stands for: [[term, weight, shard or null]], the exact word first, then (for a
+  // prefix) the most frequent longer terms in the loaded shards and the delta, weighted by how
+  // much of them was typed.
+  Index.prototype.expand = function (group, shardNumbers) {
+    var term = group.term, shards = this.shards;
+    var out = [[term, 1, shards[shardNumbers[0]] || null]];
+    if (!group.prefix) return out;
+    var found = {}, list = [];
+    function scan(shard, owner) {
+      var terms = shard.terms, lo = 0, hi = terms.length;
+      while (lo < hi) { var mid = (lo + hi) >> 1; if (terms[mid] <= term) lo = mid + 1; else hi = mid; }
+      for (var j = lo; j < terms.length && terms[j].slice(0, term.length) === term; j++) {
+        if (found[terms[j]]) continue;
+        found[terms[j]] = true;
+        list.push([terms[j], shard.starts[j + 1] - shard.starts[j], owner]);
       }
-      var p = this.postings(shard, term), docs = p[0], imps = p[1];
-      var idf = this.idf(docs.length);
-      for (var k = 0; k < docs.length; k++) {
-        var score = weight * idf * this.impact[imps[k]];
-        var old = best.get(docs[k]);
-        if (old === undefined || score > old) best.set(docs[k], score);
+    }
+    shardNumbers.forEach(function (n) { if (shards[n]) scan(shards[n], shards[n]); });
+    if (this.delta) scan(this.delta, null);
+    list.sort(function (a, b) { return b[1] - a[1]; });
+    list.slice(0, PREFIX_TERMS).forEach(function (f) {
+      var owner = f[2];
+      if (!owner) {  // a term only the delta had in this list: its main postings, if loaded
+        shardNumbers.forEach(function (n) { if (shards[n] && shards[n].index[f[0]] !== undefined) owner = shards[n]; });
       }
-    }, this);
-    return best;
+      out.push([f[0], term.length / f[0].length, owner]);
+    });
+    return out;
   };
 
   // Rank the documents that satisfy every hard clause. `shardsOf(group)` names the shards a group
-  // was looked up in. A clause scores the sum of its groups' scores, times PHRASE when all of its
-  // groups match. Returns [[doc, score]], best first.
+  // was looked up in. A clause scores the sum of its groups' scores (per group, the best of its
+  // expansions), times PHRASE when all of its groups match. Returns {docs, scores} best first.
   Index.prototype.rank = function (clauses, shardsOf) {
-    var hard = [], soft = [];
-    clauses.forEach(function (clause) {
-      var tally = new Map(), k = clause.groups.length;
-      clause.groups.forEach(function (g) {
-        this.groupScores(g, shardsOf(g)).forEach(function (s, d) {
-          var t = tally.get(d);
-          if (t) { t[0] += 1; t[1] += s; } else tally.set(d, [1, s]);
-        });
-      }, this);
-      var scores = new Map();
-      tally.forEach(function (t, d) {
-        if (t[0] >= clause.need) scores.set(d, t[0] === k && k > 1 ? t[1] * PHRASE : t[1]);
-      });
-      (clause.soft ? soft : hard).push(scores);
-    }, this);
-    if (!hard.length) return [];
-    hard.sort(function (a, b) { return a.size - b.size; });
-    var scores = new Map(hard[0]);
-    for (var h = 1; h < hard.length; h++) {
-      var next = new Map();
-      scores.forEach(function (s, d) { var o = hard[h].get(d); if (o !== undefined) next.set(d, s + o); });
-      scores = next;
+    var n = this.n, self = this;
+    var passed = new Uint8Array(n), total = new Float64Array(n);
+    var hard = clauses.filter(function (c) { return !c.soft; });
+    var soft = clauses.filter(function (c) { return c.soft; });
+    if (!hard.length) return { docs: new Int32Array(0), scores: new Float64Array(0) };
+    var scored = hard.map(function (c) { return self.clauseScores(c, shardsOf); });
+    scored.sort(function (a, b) { return a.docs.length - b.docs.length; });
+    scored.forEach(function (c, i) {
+      for (var k = 0; k < c.docs.length; k++) {
+        var d = c.docs[k];
+        if (passed[d] === i) { passed[d] = i + 1; total[d] += c.scores[k]; }
+      }
+    });
+    var want = scored.length, first = scored[0].docs, keep = [];
+    for (var k = 0; k < first.length; k++) if (passed[first[k]] === want) keep.push(first[k]);
+    soft.forEach(function (c) {
+      var extra = self.clauseScores(c, shardsOf);
+      for (var j = 0; j < extra.docs.length; j++) {
+        if (passed[extra.docs[j]] === want) total[extra.docs[j]] += extra.scores[j];
+      }
+    });
+    // best first, ties in site order: one numeric sort of keys packing -score (to 1e-6) and the doc id
+    var keys = new Float64Array(keep.length);
+    for (var i = 0; i < keep.length; i++) keys[i] = -Math.round(total[keep[i]] * 1e6) * DOC_SPAN + keep[i];
+    keys.sort();
+    var docs = new Int32Array(keys.length), scores = new Float64Array(keys.length);
+    for (var j = 0; j < keys.length; j++) {
+      var d = ((keys[j] % DOC_SPAN) + DOC_SPAN) % DOC_SPAN;
+      docs[j] = d;
+      scores[j] = total[d];
     }
-    soft.forEach(function (g) { g.forEach(function (s, d) { if (scores.has(d)) scores.set(d, scores.get(d) + s); }); });
-    var out = [];
-    scores.forEach(function (s, d) { out.push([d, s]); });
-    out.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
-    return out;
+    return { docs: docs, scores: scores };
+  };
+
+  // One clause: the documents matching at least `need` of its groups, with their scores.
+  Index.prototype.clauseScores = function (clause, shardsOf) {
+    var n = this.n, impact = this.impact, self = this;
+    var count = new Uint8Array(n), sum = new Float64Array(n), touched = [];
+    var k = clause.groups.length;
+    clause.groups.forEach(function (g) {
+      var expansions = self.expand(g, shardsOf(g));
+      var best = expansions.length > 1 ? new Float64Array(n) : null, seen = [];
+      expansions.forEach(function (e) {
+        var term = e[0], weight = e[1], shard = e[2];
+        var idf = self.idf(self.df(shard, term)) * weight;
+        self.each(shard, term, function (d, q) {
+          var s = idf * impact[q];
+          if (best) {
+            if (best[d] === 0) seen.push(d);
+            if (s > best[d]) best[d] = s;
+            return;
+          }
+          if (count[d] === 0) touched.push(d);
+          count[d]++;
+          sum[d] += s;
+        });
+      });
+      if (best) {
+        for (var i = 0; i < seen.length; i++) {
+          var d = seen[i];
+          if (count[d] === 0) touched.push(d);
+          count[d]++;
+          sum[d] += best[d];
+        }
+      }
+    });
+    var docs = [], scores = [];
+    for (var t = 0; t < touched.length; t++) {
+      var d = touched[t];
+      if (count[d] >= clause.need) {
+        docs.push(d);
+        scores.push(count[d] === k && k > 1 ? sum[d] * PHRASE : sum[d]);
+      }
+    }
+    return { docs: docs, scores: scores };
   };
 
   // Facet filter: {venue, domain, year, topic} -> predicate on a doc (topic needs its "#slug" postings).
@@ -304,17 +352,29 @@
     };
   };
 
-  // One result per paper: the first (best) of each duplicate group; the others are listed as `also`.
-  Index.prototype.dedupe = function (ranked) {
-    var shown = {}, out = [];
-    for (var i = 0; i < ranked.length; i++) {
-      var d = ranked[i][0], g = this.groupOf[d];
-      if (g < 0) { out.push({ doc: d, score: ranked[i][1], also: [] }); continue; }
-      if (shown[g] !== undefined) { out[shown[g]].also.push(d); continue; }
-      shown[g] = out.length;
-      out.push({ doc: d, score: ranked[i][1], also: [] });
+  // One result per paper: the first (best) of each duplicate group stays, the others are listed as
+  // its `also`. Returns {length, slice(from, to) -> [{doc, score, also}]}; hits are made on demand.
+  Index.prototype.dedupe = function (docs, scores) {
+    var groupOf = this.groupOf, leader = {}, also = {};
+    var kept = new Int32Array(docs.length), keptScores = new Float64Array(docs.length), n = 0;
+    for (var i = 0; i < docs.length; i++) {
+      var d = docs[i], g = groupOf[d];
+      if (g >= 0) {
+        if (leader[g] !== undefined) { also[leader[g]].push(d); continue; }
+        leader[g] = d;
+        also[d] = [];
+      }
+      kept[n] = d;
+      keptScores[n++] = scores[i];
     }
-    return out;
+    return {
+      length: n,
+      slice: function (from, to) {
+        var out = [];
+        for (var k = from; k < Math.min(to, n); k++) out.push({ doc: kept[k], score: keptScores[k], also: also[kept[k]] || [] });
+        return out;
+      }
+    };
   };
 
   // Where in `text` a query matches, as sorted, merged [start, end) ranges (for <mark>).

@@ -115,24 +115,31 @@
     });
   }
 
+  // Result counts per facet value, each counted under the other facets' choices (one pass).
   function countFacets(candidates, s, topicDocs) {
-    var m = index.m;
-    ["venue", "domain", "year"].forEach(function (name) {
-      var keep = index.filter(s, topicDocs, name), counts = {};
-      var seen = {};
-      candidates.forEach(function (d) {
-        if (!keep(d)) return;
-        var key = name === "venue" ? m.venues[index.venueOf[d]][0]
-          : name === "domain" ? m.domains[index.domainOf[d]][0] : String(m.venues[index.venueOf[d]][2]);
-        var g = index.groupOf[d];
-        if (g >= 0) {  // a paper noted twice under one value counts once there
-          if (seen[key + "|" + g]) return;
-          seen[key + "|" + g] = true;
-        }
-        counts[key] = (counts[key] || 0) + 1;
-      });
-      showCounts(name, counts);
-    });
+    var m = index.m, venueOf = index.venueOf, domainOf = index.domainOf, groupOf = index.groupOf;
+    var venue = s.venue ? m.venues.findIndex(function (v) { return v[0] === s.venue; }) : -1;
+    var domain = s.domain ? m.domains.findIndex(function (v) { return v[0] === s.domain; }) : -1;
+    var year = s.year ? Number(s.year) : 0;
+    var counts = { venue: {}, domain: {}, year: {} }, seen = {};
+    function add(name, key, g) {
+      if (g >= 0) {  // a paper noted twice under one value counts once there
+        var mark = name + key + "|" + g;
+        if (seen[mark]) return;
+        seen[mark] = true;
+      }
+      counts[name][key] = (counts[name][key] || 0) + 1;
+    }
+    for (var i = 0; i < candidates.length; i++) {
+      var d = candidates[i];
+      if (topicDocs && !topicDocs.has(d)) continue;
+      var v = venueOf[d], dom = domainOf[d], y = m.venues[v][2], g = groupOf[d];
+      var okV = venue < 0 || v === venue, okD = domain < 0 || dom === domain, okY = !year || y === year;
+      if (okD && okY) add("venue", m.venues[v][0], g);
+      if (okV && okY) add("domain", m.domains[dom][0], g);
+      if (okV && okD) add("year", String(y), g);
+    }
+    ["venue", "domain", "year"].forEach(function (name) { showCounts(name, counts[name]); });
   }
 
   // ------------------------------------------------------------ searching
@@ -174,17 +181,21 @@
     return Promise.all(Object.keys(needed).map(loadShard)).then(function () {
       if (mine !== run) return;
       var topicDocs = null;
-      if (topicTerm) topicDocs = new Set(index.postings(index.shards[topicShard], topicTerm)[0]);
+      if (topicTerm) topicDocs = new Set(index.docsOf(index.shards[topicShard], topicTerm));
       var ranked;
       if (hasQuery) {
         ranked = index.rank(clauses, shardsOf);
       } else {
-        ranked = [];
-        for (var d = 0; d < index.n; d++) ranked.push([d, 0]);
+        ranked = { docs: new Int32Array(index.n), scores: new Float64Array(index.n) };
+        for (var d = 0; d < index.n; d++) ranked.docs[d] = d;
       }
-      countFacets(ranked.map(function (r) { return r[0]; }), s, topicDocs);
-      var keep = index.filter(s, topicDocs);
-      shownList = index.dedupe(ranked.filter(function (r) { return keep(r[0]); }));
+      countFacets(ranked.docs, s, topicDocs);
+      var keep = index.filter(s, topicDocs), all = ranked.docs.length;
+      var docs = new Int32Array(all), scores = new Float64Array(all), kept = 0;
+      for (var i = 0; i < all; i++) {
+        if (keep(ranked.docs[i])) { docs[kept] = ranked.docs[i]; scores[kept++] = ranked.scores[i]; }
+      }
+      shownList = index.dedupe(docs.subarray(0, kept), scores.subarray(0, kept));
       clausesShown = clauses;
       if (!shownList.length) {
         clear();

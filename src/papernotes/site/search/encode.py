@@ -136,12 +136,24 @@ def gather(source: RecordSource, words_of: Callable[[np.ndarray], Mapping[int, s
         packed[at:at + len(codes)] = ids.astype(np.uint64) << np.uint64(32) | docs << np.uint64(8) | impacts
         at += len(codes)
     packed.sort()
-    term_ids = (packed >> np.uint64(32)).astype(np.int64)
-    first = np.empty(len(term_ids), dtype=bool)
-    first[:1] = True
-    np.not_equal(term_ids[1:], term_ids[:-1], out=first[1:])
-    heads = np.flatnonzero(first)
-    return Postings(packed, term_ids[heads], np.append(heads, len(packed)), [strings[i] for i in order], hashed)
+    heads, ids = _term_heads(packed)
+    return Postings(packed, ids, np.append(heads, len(packed)), [strings[i] for i in order], hashed)
+
+
+def _term_heads(packed: np.ndarray, step: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+    """Where each term's postings start, and its id; in slices, so that no full-size temporary is made."""
+    heads: list[np.ndarray] = []
+    ids: list[np.ndarray] = []
+    previous = -1
+    for start in range(0, len(packed), step):
+        part = (packed[start:start + step] >> np.uint64(32)).astype(np.int64)
+        at = np.flatnonzero(np.diff(part, prepend=previous))
+        heads.append(at + start)
+        ids.append(part[at])
+        previous = int(part[-1])
+    if not heads:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(heads), np.concatenate(ids)
 
 
 def _distinct(values: np.ndarray) -> np.ndarray:
