@@ -374,7 +374,7 @@ def test_records_kept_in_memory_or_read_back_make_the_same_index(tmp_path: Path,
 
     corpus = write_corpus(tmp_path / "c")
     kept = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
-    monkeypatch.setattr(index, "KEEP_BYTES", 0)
+    monkeypatch.setattr(index, "KEEP_NOTES", 0)
     read_back = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=1)
     assert kept.digests == read_back.digests
 

@@ -34,8 +34,8 @@ from papernotes.site.search.tokenize import CJK_FLAG, Record
 VERSION = 1
 SHARD_BYTES = 24_000
 """Target size of a shard before compression (one term's postings may exceed it)."""
-BATCH = 2_000
-"""Records concatenated per numpy step."""
+BATCH = 500
+"""Records concatenated per numpy step (their temporaries cost ~60 bytes a posting)."""
 
 RecordSource = Callable[[], Iterator[tuple[int, Record]]]
 
@@ -140,7 +140,7 @@ def gather(source: RecordSource, words_of: Callable[[np.ndarray], Mapping[int, s
     return Postings(packed, ids, np.append(heads, len(packed)), [strings[i] for i in order], hashed)
 
 
-def _term_heads(packed: np.ndarray, step: int = 1 << 22) -> tuple[np.ndarray, np.ndarray]:
+def _term_heads(packed: np.ndarray, step: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
     """Where each term's postings start, and its id; in slices, so that no full-size temporary is made."""
     heads: list[np.ndarray] = []
     ids: list[np.ndarray] = []

@@ -41,8 +41,9 @@ CHUNK = 8
 SUMMARY_CHARS = 280
 PARALLEL_NOTES = 200
 DELTA_BYTES = 96_000
-KEEP_BYTES = 128 << 20
-"""New records up to this size stay in memory for the shards; beyond, they are read back from the store."""
+KEEP_NOTES = 8_000
+"""When at most this many notes are tokenised, their records (~7 KB each) stay in memory for cutting the
+shards; more are read back from the store in batches."""
 STORE_NAME = "search.sqlite"
 
 
@@ -54,14 +55,25 @@ class SearchFiles(Mapping[str, bytes]):
         """Relative path → content digest, for every file."""
         self._data = data
         self._store_path = store_path
+        self._reader: SearchStore | None = None
 
     def __getitem__(self, rel: str) -> bytes:
         if rel in self._data:
             return self._data[rel]
         if rel not in self.digests or self._store_path is None:
             raise KeyError(rel)
-        with SearchStore(self._store_path) as store:
-            return store.shard(rel)
+        if self._reader is None:
+            self._reader = SearchStore(self._store_path)
+        return self._reader.shard(rel)
+
+    def close(self) -> None:
+        """Close the store the shards are read from (reading again reopens it)."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+
+    def __del__(self) -> None:
+        self.close()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.digests)
@@ -109,12 +121,14 @@ def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
         if len(base_keys) != len(keys) or not digests or (dead and not 0 < len(delta) <= DELTA_BYTES):
             postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words)
             ranges = cut(postings)
-            shards = {f"search/t/{i}.bin": encode_shard(postings, a, b) for i, (a, b) in enumerate(ranges)}
             firsts = [postings.term(a) for a, _ in ranges]
+            shards = ((f"search/t/{i}.bin", encode_shard(postings, a, b)) for i, (a, b) in enumerate(ranges))
+            if store_path is None:  # an in-memory store: nothing to read them back from later
+                data.update(shards)
+                shards = iter(list(data.items()))
+            digests = store.save_base(keys, firsts, shards)
             store.keep_words(postings.hashed)
             del postings
-            digests = store.save_base(keys, firsts, shards)
-            data.update(shards)
             dead, delta = [], b""
         del fresh
         store.keep_records(set(keys))
@@ -167,20 +181,15 @@ def _tokenise_missing(store: SearchStore, docs: Sequence[Entry], keys: Sequence[
         if key not in have:
             todo.setdefault(key, entry)
     kept: dict[str, Record] = {}
-    if not todo:
-        return kept
-    size = 0
+    in_memory = len(todo) <= KEEP_NOTES
 
     def keep(items: list[tuple[str, Record]]) -> None:
-        nonlocal size
         store.put_records(items)
-        for key, record in items:
-            size += len(record.codes) + len(record.impacts)
-            if size <= KEEP_BYTES:
-                kept[key] = record
-            else:
-                kept.clear()
+        if in_memory:
+            kept.update(items)
 
+    if not todo:
+        return kept
     entries = list(todo.values())
     if len(entries) < PARALLEL_NOTES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         keep(list(zip(todo, (_tokenise(e, read_body, lang) for e in entries))))

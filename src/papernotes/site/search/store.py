@@ -113,12 +113,18 @@ class SearchStore:
         docs, firsts = marshal.loads(row[0]) if row else ([], [])
         return docs, firsts, dict(self.db.execute("SELECT path, digest FROM shards"))
 
-    def save_base(self, docs: list[str], firsts: list[str], shards: dict[str, bytes]) -> dict[str, str]:
-        digests = {path: digest(data) for path, data in shards.items()}
+    def save_base(self, docs: list[str], firsts: list[str], shards: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+        """Replace the base with ``shards`` (consumed one at a time, so they need not all be in memory)."""
+        digests: dict[str, str] = {}
+
+        def rows() -> Iterator[tuple[str, str, bytes]]:
+            for path, data in shards:
+                digests[path] = digest(data)
+                yield path, digests[path], data
+
         with self.db:
             self.db.execute("DELETE FROM shards")
-            self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)",
-                                ((path, digests[path], data) for path, data in shards.items()))
+            self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)", rows())
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
         return digests
 
