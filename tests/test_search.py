@@ -387,3 +387,27 @@ def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch) -
     monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
     parallel = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
     assert serial.digests == parallel.digests
+
+
+def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> None:
+    from papernotes.site.search import search_update
+
+    corpus = write_corpus(tmp_path / "corpus")
+    cache = tmp_path / "cache"
+    first = search_files(_entries(corpus), corpus_bodies(corpus), cache, "zh", workers=1)
+    edited = corpus / "ICLR2025/llm_nlp/lora.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n更多 zebrafish 内容。\n", encoding="utf-8")
+    entries = _entries(corpus)
+    mine = [e for e in entries if e.note.path == "ICLR2025/llm_nlp/lora.md"]
+    updated = search_update(mine, corpus_bodies(corpus), cache, "zh", workers=1)
+    assert updated is not None
+    write, remove = updated.changes(first.digests)
+    assert write == ["search/index.json", "search/t/delta.bin"] and remove == []
+    assert "zebrafish" in decode_shard(updated["search/t/delta.bin"])
+    assert updated["search/d/0.json"] == first["search/d/0.json"]  # unchanged files come from the store
+    again = search_files(entries, corpus_bodies(corpus), cache, "zh", workers=1)
+    assert again.digests == updated.digests  # the same index as a full pass over every entry
+    ghost = [e for e in _entries(write_corpus(tmp_path / "other", {"X2025/llm_nlp/ghost.md": dict(
+        title="Ghost", venue="ICLR2025", domain="llm_nlp")}))]
+    assert search_update(ghost, corpus_bodies(corpus), cache, "zh") is None  # a note the index never had
+    assert search_update(mine, corpus_bodies(corpus), tmp_path / "empty", "zh") is None

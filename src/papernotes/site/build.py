@@ -110,7 +110,7 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
         # the rendering half of the pipeline is imported only when something changed
         from papernotes.site.contexts import Page
         from papernotes.site.plan import notes_only_plan, plan_site
-        from papernotes.site.search import corpus_bodies, search_files
+        from papernotes.site.search import corpus_bodies, search_files, search_update
         from papernotes.site.theme import Theme, labels_for
 
         labels = labels_for(config.language)
@@ -134,8 +134,13 @@ def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None 
             staging.planned_writes([p.output_path for p in todo])
             for url in stale:
                 staging.remove(Page(url, "", "", None).output_path)
-            search = search_files(entries, corpus_bodies(corpus), cache_path(corpus).parent if use_cache else None,
-                                  config.language, workers)
+            search_dir = cache_path(corpus).parent if use_cache else None
+            search = None
+            if bodies_only and search_dir is not None:  # only the edited notes are needed
+                edited = [e for e in entries if e.note.path in changed]
+                search = search_update(edited, corpus_bodies(corpus), search_dir, config.language, workers)
+            if search is None:
+                search = search_files(entries, corpus_bodies(corpus), search_dir, config.language, workers)
             search_write, search_stale = search.changes(cache.load_blob(f"search:{site_key}") if previous_ok else None)
             for rel in search_write:
                 staging.write(rel, search[rel])

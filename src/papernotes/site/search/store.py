@@ -10,14 +10,16 @@ Deleting the file is always safe: the next build re-tokenises everything.
 from __future__ import annotations
 
 import hashlib
+import json
 import marshal
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from papernotes.site.search.tokenize import Record, code_of
 
-FORMAT = "search-3"
+FORMAT = "search-4"
 """Bump when tokenising or the shard format changes: every record is then made again."""
 
 _SCHEMA = """
@@ -25,6 +27,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, codes BLOB NOT NULL, impacts BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS vocab (code INTEGER PRIMARY KEY, term TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS shards (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL);
 """
 
 
@@ -47,7 +50,7 @@ class SearchStore:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         if row is None or row[0] != FORMAT:
             with self.db:
-                for table in ("meta", "records", "vocab", "shards"):
+                for table in ("meta", "records", "vocab", "shards", "files"):
                     self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
                 self.db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
 
@@ -128,8 +131,36 @@ class SearchStore:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
         return digests
 
-    def shard(self, path: str) -> bytes:
-        row = self.db.execute("SELECT data FROM shards WHERE path = ?", (path,)).fetchone()
+    # -- the last index written
+    def last(self) -> tuple[list[str], list[str], dict[str, Any]] | None:
+        """``(note path and record key of each document, facets)`` of the last index written."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'last'").fetchone()
         if row is None:
-            raise KeyError(path)
-        return bytes(row[0])
+            return None
+        paths, keys, found = marshal.loads(row[0])
+        return paths, keys, json.loads(found)
+
+    def save_last(self, paths: list[str], keys: list[str], found: dict[str, Any], files: dict[str, bytes],
+                  *, replace: bool, remove: Iterable[str] = ()) -> None:
+        """Record the index just made: ``files`` are its files besides the base shards (all of them when
+        ``replace``, else the ones that changed, ``remove`` the ones gone)."""
+        with self.db:
+            if replace:
+                self.db.execute("DELETE FROM files")
+            self.db.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in remove))
+            self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
+                                ((path, digest(data), data) for path, data in files.items()))
+            blob = marshal.dumps((paths, keys, json.dumps(found, ensure_ascii=False)))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last', ?)", (blob,))
+
+    def digests(self) -> dict[str, str]:
+        """Every file of the last index: base shards and the others."""
+        return {**dict(self.db.execute("SELECT path, digest FROM shards")),
+                **dict(self.db.execute("SELECT path, digest FROM files"))}
+
+    def read(self, path: str) -> bytes:
+        for table in ("shards", "files"):
+            row = self.db.execute(f"SELECT data FROM {table} WHERE path = ?", (path,)).fetchone()  # noqa: S608
+            if row is not None:
+                return bytes(row[0])
+        raise KeyError(path)
