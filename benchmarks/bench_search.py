@@ -82,24 +82,28 @@ INDEX_SECONDS = 1.0
 
 # ------------------------------------------------------------------ the index, in a child process
 
+def resolved(corpus: Path):  # type: ignore[no-untyped-def]
+    """``(entries, language)`` of ``corpus``, resolved as the build does (no cache)."""
+    from papernotes.cache import BuildCache
+    from papernotes.config import load_config, load_site_taxonomy
+    from papernotes.corpus.load import load_corpus
+    from papernotes.site.resolve import resolve
+
+    config, _ = load_config(corpus)
+    with BuildCache(None) as cache:
+        loaded = load_corpus(corpus, cache)
+        entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
+    return entries, config.language
+
+
 def index_child(corpus: Path, runs: int) -> dict[str, object]:
     """Timings of ``search_files`` on the resolved entries of ``corpus`` (run as a child: clean peak RSS)."""
     import resource
 
-    from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.corpus.load import load_corpus
-    from papernotes.site.cache import BuildCache
-    from papernotes.site.resolve import resolve
     from papernotes.site.search import corpus_bodies, search_files
     from papernotes.site.search.store import SearchStore
 
-    def entries():  # type: ignore[no-untyped-def]
-        config, _ = load_config(corpus)
-        with BuildCache(None) as cache:
-            loaded = load_corpus(corpus, cache)
-        return resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})[0], config.language
-
-    found, lang = entries()
+    found, lang = resolved(corpus)
     out: dict[str, object] = {"notes": len(found)}
     with tempfile.TemporaryDirectory() as tmp:
         cold = []
@@ -122,7 +126,7 @@ def index_child(corpus: Path, runs: int) -> dict[str, object]:
         original = edited.read_bytes()
         try:
             edited.write_bytes(original + "\n\n一个新的句子 benchmarkword。\n".encode())
-            changed, _ = entries()
+            changed, _ = resolved(corpus)
             started = time.perf_counter()
             after = search_files(changed, corpus_bodies(corpus), cache, lang)
             out["edit"] = time.perf_counter() - started
@@ -302,16 +306,9 @@ def shown_results(base: str, queries: list[str], k: int = 10) -> dict[str, list[
 # ------------------------------------------------------------------ ranking quality
 
 def quality(corpus: Path, base: str) -> dict[str, object]:
-    from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.corpus.load import load_corpus
-    from papernotes.site.cache import BuildCache
-    from papernotes.site.resolve import resolve
     from papernotes.site.search.tokenize import plain
 
-    config, _ = load_config(corpus)
-    with BuildCache(None) as cache:
-        loaded = load_corpus(corpus, cache)
-    entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
+    entries, lang = resolved(corpus)
     by_url = {e.url: e for e in entries}
     ordered = sorted(entries, key=lambda e: (e.order, e.note.path))
 
@@ -324,7 +321,7 @@ def quality(corpus: Path, base: str) -> dict[str, object]:
         for i, e in enumerate(ordered):
             n = e.note
             hay = "\n".join([plain(n.title), plain(n.summary), " ".join(n.keywords),
-                             " ".join(t.name(config.language) for t in e.topics), " ".join(n.authors)]).lower()
+                             " ".join(t.name(lang) for t in e.topics), " ".join(n.authors)]).lower()
             title = plain(n.title).lower()
             if all(t in hay for t in terms):
                 hits.append((-sum(10 if t in title else 1 for t in terms), i, e))
@@ -401,15 +398,7 @@ def pagefind_queries(base: str, queries: list[str]) -> list[dict[str, object]]:
 
 
 def pagefind_quality(corpus: Path, rows: list[dict[str, object]]) -> int:
-    from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.corpus.load import load_corpus
-    from papernotes.site.cache import BuildCache
-    from papernotes.site.resolve import resolve
-
-    config, _ = load_config(corpus)
-    with BuildCache(None) as cache:
-        loaded = load_corpus(corpus, cache)
-    entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
+    entries, _ = resolved(corpus)
     by_url = {e.url: e for e in entries}
     total = 0
     for row in rows:

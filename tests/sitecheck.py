@@ -98,3 +98,8 @@ def dead_links(site: Path) -> list[tuple[Path, str]]:
             if not target.is_file():
                 dead.append((page.relative_to(site), href))
     return dead
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file of a built site: ``/``-separated path relative to the site -> bytes."""
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}

@@ -251,70 +251,11 @@ def test_note_links_to_other_notes_are_rewritten_or_marked_broken(tmp_path: Path
     assert dead_links(site) == []
 
 
-def test_interrupted_publish_is_completed_from_the_journal(tmp_path: Path) -> None:
-    """A build killed while moving staged pages into place: the next build finishes the moves first."""
-    import json
-
-    from papernotes.site.publish import Staging
-
+def test_a_corpus_with_a_broken_note_is_up_to_date_on_the_next_build(tmp_path: Path) -> None:
     corpus = tmp_path / "c"
-    shutil.copytree(EXAMPLES, corpus)
-    site = tmp_path / "site"
-    build(corpus, site)
-    staging = Staging(site)
-    staging.begin(incremental=True)
-    staging.write("ICML2024/index.html", b"<html>staged, never published</html>")
-    staging.planned_writes(["ICML2024/index.html"])
-    staging.journal.write_text(json.dumps(staging._ops), encoding="utf-8")  # the crash happens right here
-    assert b"staged" not in (site / "ICML2024/index.html").read_bytes()
-    Staging(site).recover()
-    assert (site / "ICML2024/index.html").read_bytes() == b"<html>staged, never published</html>"
-    assert not staging.journal.exists() and not staging.staged.exists()
-
-
-def test_kill_9_during_a_build_leaves_a_working_site(tmp_path: Path) -> None:
-    """SIGKILL at several moments of a rebuild: the site is always whole, and the next build repairs it."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
-    corpus = tmp_path / "c"
-    shutil.copytree(EXAMPLES, corpus)
-    site = tmp_path / "site"
-    build(corpus, site)
-    for delay in (0.3, 0.6, 0.9):
-        for note in corpus.rglob("*.md"):
-            note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n再改。\n", 1),
-                            encoding="utf-8")
-        proc = subprocess.Popen([sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(site), "-q"])
-        time.sleep(delay)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        assert (site / "index.html").is_file() and dead_links(site) == []
-    result = build(corpus, site)
-    assert result.errors == [] and dead_links(site) == []
-    assert "再改。" in next(site.glob("ICML2024/optimization/*/index.html")).read_text(encoding="utf-8")
-
-
-def test_a_build_killed_after_parsing_does_not_hide_the_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The parse cache learns of an edit before pages are written; the next build must still publish it."""
-    corpus = tmp_path / "c"
-    shutil.copytree(EXAMPLES, corpus)
-    site = tmp_path / "site"
-    build(corpus, site)
-    note = next(corpus.glob("ICML2024/optimization/*.md"))
-    note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n标记 KQXZ。\n\n", 1),
-                    encoding="utf-8")
-    import papernotes.site.build as build_module
-
-    def crash(*args, **kwargs):  # type: ignore[no-untyped-def]
-        raise KeyboardInterrupt  # as if the process died right after the parse cache was updated
-
-    monkeypatch.setattr(build_module, "_render_pages", crash)
-    with pytest.raises(KeyboardInterrupt):
-        build(corpus, site)
-    monkeypatch.undo()
-    result = build(corpus, site)
-    assert not result.up_to_date and result.rendered >= 1
-    assert "KQXZ" in (site / "ICML2024/optimization" / note.stem / "index.html").read_text(encoding="utf-8")
+    write_note(corpus, "V/d/a.md", title="A", venue="ICML2024", domain="optimization")
+    (corpus / "V/d/broken.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    first = build(corpus, tmp_path / "site")
+    assert [d.code for d in first.errors] == ["front-matter"]
+    again = build(corpus, tmp_path / "site")
+    assert again.up_to_date and [d.code for d in again.errors] == ["front-matter"]

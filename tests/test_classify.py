@@ -22,7 +22,7 @@ pytest.importorskip("sklearn")
 
 from typer.testing import CliRunner  # noqa: E402
 
-from papernotes.site.cache import BuildCache  # noqa: E402
+from papernotes.cache import BuildCache  # noqa: E402
 from papernotes.classify.rules import with_domain  # noqa: E402
 from papernotes.classify.learned import Misfile, evaluate, predict, suspected_misfiles  # noqa: E402
 from papernotes.cli import app  # noqa: E402

@@ -1,4 +1,4 @@
-"""Docs generated from code cannot drift: the CLI reference and the README's promises."""
+"""Docs generated from code cannot drift: the CLI and template references and the README's promises."""
 from __future__ import annotations
 
 import subprocess
@@ -23,37 +23,117 @@ def test_readme_mentions_every_command() -> None:
         assert f"papernotes {name}" in readme, name
 
 
+def _script(name: str):  # type: ignore[no-untyped-def]
+    """A module of scripts/ (each docs generator is the one reader of what it documents)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+CONTEXTS = REPO / "src" / "papernotes" / "site" / "contexts.py"
+
+UNDOCUMENTED_SAMPLE = '''from dataclasses import dataclass
+
+@dataclass(frozen=True)
+class Documented:
+    """A record."""
+
+    title: str
+    """Its title."""
+    count: int = 0
+    url: str = ""
+    """Where."""
+
+@dataclass
+class Bare:
+    name: str
+
+class NotADataclass:
+    skipped: int
+'''
+
+
+def test_template_reference_is_up_to_date() -> None:
+    result = subprocess.run([sys.executable, str(REPO / "scripts/gen_template_docs.py"), "--check"], cwd=REPO)
+    assert result.returncode == 0, "docs/templates.md is stale: run python scripts/gen_template_docs.py"
+
+
 def test_every_template_context_field_is_documented() -> None:
-    """Each page context dataclass documents itself and each template uses one."""
-    import dataclasses
-
-    from papernotes.site import contexts as module
-
-    contexts = [obj for obj in vars(module).values()
-                if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__name__.endswith("Context")]
-    assert len(contexts) >= 9
-    for ctx in contexts:
-        assert ctx.__doc__ and ctx.__doc__.strip(), ctx
+    """Every dataclass of contexts.py, and each of its fields, has a docstring where it is declared."""
+    gen = _script("gen_template_docs")
+    source = CONTEXTS.read_text(encoding="utf-8")
+    classes = gen.dataclass_docs(source)
+    assert len([c for c in classes if c.name.endswith("Context")]) >= 9
+    assert {"Link", "PaperItem", "Crumb", "DomainSection", "VenueCard", "Page", "SiteLabels"} <= {c.name for c in classes}
+    assert gen.undocumented(source) == []
 
 
-TEMPLATE_CONTEXTS = {
-    "venue_domain.html": "VenueDomainContext", "venue.html": "VenueContext", "domain.html": "DomainContext",
-    "domains.html": "DomainsIndexContext", "topic.html": "TopicContext", "topics.html": "TopicsIndexContext",
-    "home.html": "HomeContext", "note.html": "NoteContext", "redirect.html": "RedirectContext",
-}
+def test_the_field_checker_names_what_is_missing() -> None:
+    gen = _script("gen_template_docs")
+    assert gen.undocumented(UNDOCUMENTED_SAMPLE, "x.py") == [
+        "x.py:9: Documented.count", "x.py:14: Bare", "x.py:15: Bare.name"]
+    docs = {c.name: {f.name: f.doc for f in c.fields} for c in gen.dataclass_docs(UNDOCUMENTED_SAMPLE)}
+    assert docs == {"Documented": {"title": "Its title.", "count": "", "url": "Where."}, "Bare": {"name": ""}}
 
 
 def test_templates_use_only_fields_their_context_documents() -> None:
-    import dataclasses
     import re
 
-    from papernotes.site import contexts
+    from papernotes.site.theme import TEMPLATE_CONTEXTS
 
+    gen = _script("gen_template_docs")
+    documented = {c.name: {f.name for f in c.fields if f.doc}
+                  for c in gen.dataclass_docs(CONTEXTS.read_text(encoding="utf-8"))}
     templates = REPO / "src" / "papernotes" / "templates"
+    assert {p.name for p in templates.glob("*.html")} >= set(TEMPLATE_CONTEXTS)
     for name, context in TEMPLATE_CONTEXTS.items():
-        fields = {f.name for f in dataclasses.fields(getattr(contexts, context))}
         used = set(re.findall(r"\bc\.(\w+)", (templates / name).read_text(encoding="utf-8")))
-        assert used and used <= fields, (name, used - fields)
+        assert used <= documented[context.__name__], (name, used - documented[context.__name__])
+
+
+def test_the_planner_gives_each_template_its_declared_context() -> None:
+    """TEMPLATE_CONTEXTS (what docs/templates.md promises) is what the page kinds produce, for every kind."""
+    from dataclasses import replace
+
+    from papernotes.cache import BuildCache
+    from papernotes.config import load_config, load_site_taxonomy
+    from papernotes.corpus.load import load_corpus
+    from papernotes.site.plan import KINDS, PlanSettings, plan_site
+    from papernotes.site.resolve import resolve
+    from papernotes.site.theme import TEMPLATE_CONTEXTS, labels_for
+
+    corpus = REPO / "examples"
+    config, _ = load_config(corpus)
+    taxonomy = load_site_taxonomy(corpus, config)
+    with BuildCache(None) as cache:
+        loaded = load_corpus(corpus, cache)
+        notes, problems = list(loaded.notes), list(loaded.diagnostics)
+    notes[0] = replace(notes[0], aliases=("old/place/",))  # so that the redirect kind has a page to plan
+    entries, _ = resolve(notes, problems, taxonomy)
+    pages = plan_site(entries, PlanSettings(config, taxonomy, labels_for(config.language)), "salt")
+    assert {p.template: type(p.context) for p in pages} == TEMPLATE_CONTEXTS
+    assert len({p.template for p in pages}) == len(KINDS.names())  # one template per kind of page
+
+
+def test_template_variables_are_the_documented_ones() -> None:
+    """What Theme.render passes, plus the environment's own globals and filters, is what docs/templates.md lists."""
+    import jinja2
+
+    from papernotes.config import SiteConfig
+    from papernotes.site.contexts import Page, SimpleContext
+    from papernotes.site.theme import NOTE_VARIABLES, TEMPLATE_GLOBALS, Theme
+
+    theme = Theme(SiteConfig(), REPO / "examples", precompile=False)
+    values, _ = theme.variables(Page("search/", "search.html", "Search", SimpleContext("search")))
+    plain = jinja2.Environment()
+    ours = set(values) | (set(theme.env.globals) - set(plain.globals)) | (set(theme.env.filters) - set(plain.filters))
+    assert ours == set(TEMPLATE_GLOBALS)
+    assert set(NOTE_VARIABLES).isdisjoint(ours)
 
 
 def test_every_setting_has_help_and_is_documented() -> None:

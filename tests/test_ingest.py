@@ -18,7 +18,7 @@ from papernotes.intake.ingest import MANIFEST, fold_duplicates, ingest, read_fro
 from papernotes.corpus.parse import parse_note
 from papernotes.intake.sources import Paper, SourceError, SourceRequest, load_source, title_key
 from papernotes.intake.sources import openreview as openreview_source
-from papernotes.intake.sources.venues import resolve_venue
+from papernotes.intake.venues import resolve_venue
 from papernotes.taxonomy import load_taxonomy
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sources"

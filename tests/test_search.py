@@ -259,15 +259,15 @@ def test_many_shards_cut_at_term_boundaries(tmp_path: Path) -> None:
 
 
 def _entries(corpus: Path):  # type: ignore[no-untyped-def]
+    from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
-    from papernotes.site.cache import BuildCache
     from papernotes.site.resolve import resolve
 
     config, _ = load_config(corpus)
     with BuildCache(None) as cache:
         loaded = load_corpus(corpus, cache, 1)
-    entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
+        entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
     return entries
 
 

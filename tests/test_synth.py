@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from papernotes.site.build import build
-from papernotes.site.cache import BuildCache
+from papernotes.cache import BuildCache
 from papernotes.corpus.load import load_corpus
 
 SYNTH = Path(__file__).resolve().parent.parent / "benchmarks" / "synth.py"
@@ -43,12 +43,13 @@ def test_200_notes_parse_without_errors_and_build(synth, tmp_path: Path) -> None
 
     with BuildCache(None) as cache:
         loaded = load_corpus(corpus, cache, workers=1)
-    errors = [str(d) for d in loaded.diagnostics if d.is_error]
+        errors = [str(d) for d in loaded.diagnostics if d.is_error]
+        notes = loaded.notes
     assert errors == []
-    assert len(loaded.notes) == 200
-    assert {n.lang for n in loaded.notes} == {"zh", "en"}
-    assert all(n.summary and n.ratings and n.keywords for n in loaded.notes)
-    assert sum(len(n.sections) for n in loaded.notes) >= 8 * 200
+    assert len(notes) == 200
+    assert {n.lang for n in notes} == {"zh", "en"}
+    assert all(n.summary and n.ratings and n.keywords for n in notes)
+    assert sum(len(n.sections) for n in notes) >= 8 * 200
 
     result = build(corpus, tmp_path / "site", workers=1)
     assert result.errors == []

@@ -12,7 +12,8 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from papernotes.errors import ConfigError, Diagnostic, error
 from papernotes.taxonomy import Taxonomy, load_taxonomy
@@ -44,6 +45,14 @@ class LLMConfig(BaseModel):
     temperature: float = Field(0.2, ge=0, le=2, description="Sampling temperature of the drafting model.")
     price_per_1k_input: float = Field(0.0, ge=0, description="For the cost summary.")
     price_per_1k_output: float = Field(0.0, ge=0, description="For the cost summary.")
+    context_tokens: int = Field(
+        128_000, ge=4096, description="The model's context window in tokens. A paper whose text fits (with room "
+        "for the reply) is sent whole; a longer one is drafted by map-reduce over its sections.")
+    batch_price_factor: float = Field(
+        0.5, ge=0, le=1, description="Price of a Batch API token relative to a live one, for the cost summary "
+        "of draft --batch (OpenAI: half price).")
+    batch_poll_seconds: float = Field(30.0, gt=0, description="Seconds between two status checks of a batch "
+                                      "(draft --batch).")
 
 
 class SiteConfig(BaseModel):
@@ -56,8 +65,28 @@ class SiteConfig(BaseModel):
     base_url: str = Field("/", description="Public URL of the site root; used for feeds and canonical links.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
+    theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
+                                                    "override the package's files of the same name and may add new ones.")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
+
+    @field_validator("theme_dir")
+    @classmethod
+    def _theme_folder_exists(cls, value: str | None, info: ValidationInfo) -> str | None:
+        corpus = (info.context or {}).get("corpus")
+        if value is None or corpus is None:
+            return value
+        folder = Path(corpus) / value
+        if not folder.is_dir():
+            raise PydanticCustomError("theme_dir", "theme folder not found: {folder}", {"folder": str(folder)})
+        if not (folder / "templates").is_dir() and not (folder / "static").is_dir():
+            raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/ nor static/",
+                                      {"folder": str(folder)})
+        return value
+
+    def theme_path(self, corpus: Path) -> Path | None:
+        """The theme folder (``theme_dir`` resolved against the corpus), or ``None`` for the package's theme."""
+        return (corpus / self.theme_dir).resolve() if self.theme_dir else None
 
 
 def _line_for_key(text: str, loc: tuple[int | str, ...]) -> int:
@@ -86,7 +115,7 @@ def load_config(corpus: Path) -> tuple[SiteConfig, str]:
         m = re.search(r"line (\d+)", str(exc))
         raise ConfigError([error(str(path), int(m.group(1)) if m else 0, f"invalid TOML: {exc}", "config")]) from exc
     try:
-        config = SiteConfig.model_validate(data)
+        config = SiteConfig.model_validate(data, context={"corpus": corpus})
     except ValidationError as exc:
         problems: list[Diagnostic] = []
         for item in exc.errors():

@@ -4,7 +4,8 @@ In: a corpus directory (and optionally a built site). Out: a list of
 ``Diagnostic`` records. Errors (bad front matter, missing required fields,
 duplicate ids or papers, formulas KaTeX rejects) make ``papernotes check`` exit
 non-zero; warnings (missing or empty sections, broken links, suspected
-misfiles, unknown taxonomy names, count mismatches on a built site) do not.
+misfiles, unknown taxonomy names) do not. A built site is compared with the
+corpus by ``check/site.py``.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from papernotes.site.cache import BuildCache
+from papernotes.cache import BuildCache
+from papernotes.check.site import site_problems
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
@@ -38,6 +40,8 @@ class CheckOptions:
     misfile_threshold: float = 0.8
     site: Path | None = None
     """A built site whose pages are compared with the corpus."""
+    grounding: bool = False
+    """Check every number a note states against its paper, the PDF beside it (``check.grounding``)."""
 
 
 def normalise_title(title: str) -> str:
@@ -106,7 +110,8 @@ def link_problems(root: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
     urls = site_urls(entries)
     problems = []
     for entry in entries:
-        broken = [t for t in entry.note.local_links if resolve_local_link(entry, t, by_path, urls) is None]
+        broken = [t for t in entry.note.local_links
+                  if resolve_local_link(entry.note.path, entry.url, t, by_path, urls) is None]
         if not broken:
             continue
         try:
@@ -172,29 +177,6 @@ def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float
     return problems
 
 
-def site_problems(site: Path, entries: Sequence[Entry]) -> list[Diagnostic]:
-    """Compare a built site's venue x domain pages with the corpus: every note listed, counts honest."""
-    problems = []
-    cells: dict[tuple[str, str], list[Entry]] = defaultdict(list)
-    for e in entries:
-        cells[(e.venue.id, e.domain.slug)].append(e)
-    item = re.compile(r"<dt><a href=\"([^\"]+)\"")
-    count = re.compile(r'class="venue-line">.*?·\s*(\d+)', re.S)
-    for (venue, domain), group in cells.items():
-        page = site / venue / domain / "index.html"
-        where = str(page)
-        if not page.is_file():
-            problems.append(error(where, 0, f"page missing for {len(group)} note(s)", "site-count"))
-            continue
-        html = page.read_text(encoding="utf-8")
-        listed = len(item.findall(html))
-        shown = count.search(html)
-        if listed != len(group) or (shown and int(shown.group(1)) != len(group)):
-            problems.append(error(where, 0, f"lists {listed} note(s), says {shown.group(1) if shown else '?'}, "
-                                            f"corpus has {len(group)}; rebuild the site", "site-count"))
-    return problems
-
-
 def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[list[Diagnostic], int]:
     """All diagnostics for ``root`` and the number of notes checked."""
     root = root.resolve()
@@ -205,9 +187,9 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     cache_file = cache_path(root)
     with BuildCache(cache_file) as cache:
         loaded = load_corpus(root, cache)
-    entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy)
-    diagnostics = [*loaded.diagnostics, *problems]
-    notes = list(loaded.notes)
+        notes, parse_problems = list(loaded.notes), list(loaded.diagnostics)
+    entries, problems = resolve(notes, parse_problems, taxonomy)
+    diagnostics = [*parse_problems, *problems]
     for note in notes:
         diagnostics.extend(section_problems(note))
     diagnostics.extend(duplicate_problems(notes))
@@ -219,5 +201,9 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
         diagnostics.extend(misfile_problems(notes, taxonomy, options.misfile_threshold))
     if options.site is not None:
         diagnostics.extend(site_problems(options.site, entries))
+    if options.grounding:
+        from papernotes.check.grounding_run import ground_corpus
+
+        diagnostics.extend(ground_corpus(root, notes).diagnostics)
     diagnostics.sort(key=lambda d: (d.path, d.line, d.code))
     return diagnostics, len(notes)

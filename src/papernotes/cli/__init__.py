@@ -2,8 +2,8 @@
 
 ``app`` lives in ``cli.app``; importing this package registers every command on it.
 """
+from papernotes.cli import classify, intake, migrate, site  # noqa: F401,I001  (each registers its commands, in pipeline order)
 from papernotes.cli.app import app
-from papernotes.cli import intake, classify, site, migrate  # noqa: F401,I001  (each registers its commands, in pipeline order)
 
 
 def run() -> None:  # pragma: no cover - console entry for `python -m papernotes`

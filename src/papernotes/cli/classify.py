@@ -41,7 +41,7 @@ def classify(
 
     Rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes.
     """
-    from papernotes.site.cache import BuildCache
+    from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
     from papernotes.errors import PapernotesError

@@ -1,4 +1,4 @@
-"""Intake commands: ``papernotes ingest`` and ``papernotes draft``.
+"""Intake commands: ``papernotes ingest``, ``draft``, ``fetch`` (papers beside notes) and ``read`` (a PDF as the pipeline sees it).
 
 Thin: parse options, call ``papernotes.intake.ingest.ingest`` or ``papernotes.intake.draft.draft``,
 print a summary. Stage modules (and through them openai, arxiv, bibtexparser)
@@ -10,15 +10,16 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from papernotes.cli.app import app, err, fail, out, report
-
-SOURCE_NAMES = ("openreview", "arxiv", "bibtex", "csv", "json")
+from papernotes.intake.engines import ENGINES
+from papernotes.intake.sources import SOURCES
 
 
 @app.command("ingest")
 def ingest_command(
-    source: Annotated[str, typer.Argument(metavar="SOURCE", help=f"One of: {', '.join(SOURCE_NAMES)}.",
+    source: Annotated[str, typer.Argument(metavar="SOURCE", help=f"One of: {', '.join(SOURCES.names())}.",
                                           show_default=False)],
     args: Annotated[Optional[list[str]], typer.Argument(
         metavar="ARGS", show_default=False,
@@ -43,8 +44,8 @@ def ingest_command(
     from papernotes.intake.ingest import ingest
     from papernotes.intake.sources import SourceRequest
 
-    if source not in SOURCE_NAMES:
-        raise typer.BadParameter(f"unknown source {source!r}; choose one of: {', '.join(SOURCE_NAMES)}",
+    if source not in SOURCES:
+        raise typer.BadParameter(f"unknown source {source!r}; choose one of: {', '.join(SOURCES.names())}",
                                  param_hint="SOURCE")
     request = SourceRequest(tuple(args or ()), from_file, api_url, max_results, source)
     try:
@@ -62,34 +63,131 @@ def ingest_command(
 def draft_command(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False, show_default=False)],
     engine: Annotated[str, typer.Option(
-        help="openai: any OpenAI-compatible endpoint, set up in the llm table of papernotes.toml; "
-             "extractive: offline, abstract sentences only.")] = "openai",
+        help=f"One of: {', '.join(ENGINES.names())}. openai: any OpenAI-compatible endpoint, set up in the llm "
+             "table of papernotes.toml; extractive: offline, sentences of the abstract and the paper.")] = "openai",
+    batch: Annotated[bool, typer.Option(
+        "--batch", help="Send the requests through the OpenAI Batch API (half price, within 24 h); "
+                        "re-run to resume a run that was interrupted.")] = False,
     limit: Annotated[Optional[int], typer.Option(min=0, help="Draft at most N stubs (in path order).")] = None,
     lang: Annotated[Optional[str], typer.Option(
         help="Language of the draft: zh or en (default: the note's `lang`, else the site language).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
-    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings."""
-    from papernotes.intake.draft import ENGINES, draft
-    from papernotes.errors import PapernotesError
+    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings, from the PDF beside
+    each note when there is one (its numbers checked against it), else from the abstract."""
     from papernotes.cli.progress import progress_bar
+    from papernotes.errors import PapernotesError
+    from papernotes.intake.draft import draft
 
     if engine not in ENGINES:
-        raise typer.BadParameter(f"choose one of: {', '.join(ENGINES)}", param_hint="--engine")
+        raise typer.BadParameter(f"choose one of: {', '.join(ENGINES.names())}", param_hint="--engine")
     if lang not in (None, "zh", "en"):
         raise typer.BadParameter("choose zh or en", param_hint="--lang")
     try:
         with progress_bar(err, disable=quiet) as progress:
-            result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress)
+            result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress, batch=batch)
     except PapernotesError as exc:
         raise fail(exc) from None
     report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
     if quiet:
         return
     failed = f", {len(result.failed)} failed (still stubs, see `draft_error`)" if result.failed else ""
-    out.print(f"{len(result.drafted)} note(s) drafted with {engine}{failed}")
+    out.print(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
+    if result.grounded:
+        marked = f", {result.unsupported} not in the paper (marked ⚠)" if result.unsupported else ""
+        repairs = f"; {result.ground_repaired} sent back for a repair" if result.usage is not None else ""
+        out.print(f"grounding: {result.grounded} note(s) checked against their paper, {result.checked:,} "
+                  f"number(s){marked}{repairs}")
     if result.usage is not None:
         u = result.usage
-        out.print(f"model {result.model}: {u.requests} request(s), {u.cache_hits} from cache, {u.retries} retried, "
-                  f"{result.repaired} repaired; tokens {u.prompt_tokens:,} in + {u.completion_tokens:,} out "
-                  f"(cache saved {u.cached_tokens:,}); cost ${result.cost:.4f}")
+        batched = (f" ({u.batch_requests} by batch in {u.batches} new batch(es), "
+                   f"{result.batch_price_factor:.0%} price)" if u.batch_requests or u.batches else "")
+        out.print(f"model {result.model}: {u.requests} request(s){batched}, {u.cache_hits} from cache, "
+                  f"{u.retries} retried, {result.repaired} repaired; tokens {u.prompt_tokens:,} in + "
+                  f"{u.completion_tokens:,} out (cache saved {u.cached_tokens:,}); cost ${result.cost:.4f}")
+
+
+@app.command("read")
+def read_command(
+    pdf: Annotated[Path, typer.Argument(help="A paper's PDF.", dir_okay=False, show_default=False)],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the sections and paragraphs as JSON.")] = False,
+    corpus: Annotated[Optional[Path], typer.Option(
+        help="Corpus whose cache to use (default: the nearest folder above the PDF with papernotes.toml "
+             "or .papernotes/; none: no cache).", file_okay=False)] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Read the PDF again, ignoring the cache.")] = False,
+) -> None:
+    """Print what the pipeline reads from a PDF: sections in reading order, page numbers, references cut, appendix."""
+    import json
+
+    from papernotes.errors import PapernotesError
+    from papernotes.intake.paper import PaperError, cache_dir, find_corpus, read_paper
+
+    if corpus is not None and not corpus.is_dir():
+        raise typer.BadParameter(f"{corpus}: corpus directory not found", param_hint="--corpus")
+    home = None if no_cache else (corpus or find_corpus(pdf))
+    try:
+        paper = read_paper(pdf, cache_dir(home) if home is not None else None)
+    except PaperError as exc:
+        err.print(f"{escape(exc.path)}: error: {escape(exc.reason)}", soft_wrap=True, highlight=False)
+        raise typer.Exit(1) from None
+    except PapernotesError as exc:
+        raise fail(exc) from None
+    if as_json:
+        out.print_json(json.dumps(paper.to_dict(), ensure_ascii=False))
+        return
+    words = len(paper.text().split())
+    refs = "references cut" if paper.references_cut else "no references section found"
+    empty = f", {len(paper.empty_pages)} page(s) without text" if paper.empty_pages else ""
+    lines = [f"# {paper.title or pdf.name}",
+             f"{paper.pages} page(s), {words:,} words, sections from {paper.outline_source}, {refs}, "
+             f"{len(paper.appendix)} appendix section(s){empty}; sha256 {paper.sha256[:12]}"]
+    for label, sections in (("", paper.sections), ("APPENDIX", paper.appendix)):
+        if label and sections:
+            lines.append(f"\n==== {label} ====")
+        for section in sections:
+            lines.append(f"\n## {section.heading or '(front matter)'}  [p. {section.page}]")
+            lines.extend(f"[p. {p.page}] {p.text}" for p in section.paragraphs)
+    out.file.write("\n".join(lines) + "\n")
+
+
+@app.command("fetch")
+def fetch_command(
+    corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False, show_default=False)],
+    from_dir: Annotated[Optional[Path], typer.Option(
+        "--from-dir", file_okay=False,
+        help="File the PDFs of this folder (by arXiv id in the name or on page 1, else by title) instead of "
+             "downloading.")] = None,
+    api_url: Annotated[Optional[str], typer.Option(
+        "--api-url", help="Another server for arXiv and OpenReview downloads (a mirror, a test server).")] = None,
+    delay: Annotated[float, typer.Option(min=0, help="Seconds between two requests.")] = 3.0,
+    retries: Annotated[int, typer.Option(min=0, help="Retries of a request that got 429, 5xx or no answer.")] = 3,
+    backoff: Annotated[float, typer.Option(min=0, help="Seconds before the first retry, doubled each time.")] = 2.0,
+    max_mb: Annotated[float, typer.Option("--max-mb", min=0, help="Largest PDF accepted, in MiB.")] = 100.0,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds to wait for a server.")] = 60.0,
+    limit: Annotated[Optional[int], typer.Option(min=0, help="Fetch at most N papers.")] = None,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
+) -> None:
+    """Put each note's paper beside it (foo.md → foo.pdf): downloaded from its arXiv/OpenReview/pdf link, or filed."""
+    from papernotes.cli.progress import progress_bar
+    from papernotes.errors import PapernotesError
+    from papernotes.intake.fetch import FetchOptions, fetch_corpus, file_from_dir
+
+    options = FetchOptions(api_url, delay, retries, backoff, int(max_mb * 2 ** 20), timeout, limit)
+    try:
+        with progress_bar(err, disable=quiet) as progress:
+            if from_dir is not None:
+                result = file_from_dir(corpus, from_dir, progress)
+            else:
+                result = fetch_corpus(corpus, options, progress)
+    except PapernotesError as exc:
+        raise fail(exc) from None
+    report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
+    failed = result.count("failed")
+    if not quiet:
+        verb = "filed" if from_dir is not None else "fetched"
+        parts = [f"{result.count('fetched')} {verb}", f"{result.count('present')} already present"]
+        if from_dir is None:
+            parts += [f"{result.count('no-link')} without a link", f"{failed} failed"]
+        out.print(", ".join(parts))
+    if failed:
+        raise typer.Exit(1)

@@ -55,7 +55,6 @@ def serve(
     port: Annotated[int, typer.Option("-p", "--port", help="Port on 127.0.0.1 (0 picks a free one).")] = 8000,
     output: Annotated[Optional[Path], typer.Option("-o", "--output",
                                                    help="Site directory (default: CORPUS/.papernotes/serve).")] = None,
-    interval: Annotated[float, typer.Option(help="Seconds between checks for changed notes.")] = 0.5,
 ) -> None:
     """Build, serve on 127.0.0.1 only, rebuild when a note changes and reload open pages."""
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
@@ -71,7 +70,7 @@ def serve(
         err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
 
     try:
-        server = DevServer(corpus, site, port, interval, on_build=on_build, on_error=on_error)
+        server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error)
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:
@@ -95,7 +94,12 @@ def check(
     no_formulas: Annotated[bool, typer.Option("--no-formulas", help="Skip the KaTeX check of formulas.")] = False,
     no_classifier: Annotated[bool, typer.Option("--no-classifier", help="Skip the misfile detection.")] = False,
     threshold: Annotated[float, typer.Option(help="Classifier probability that flags a misfile.")] = 0.8,
-    site: Annotated[Optional[Path], typer.Option(help="Also verify the counts of this built site.")] = None,
+    site: Annotated[Optional[Path], typer.Option(
+        help="Also compare this built site with the corpus (from the record the build wrote, not its HTML): "
+             "every note published and listed once, every count honest.")] = None,
+    grounding: Annotated[bool, typer.Option(
+        "--grounding", help="Check every number of a note against its paper, the PDF beside it (foo.md ↔ foo.pdf); "
+                            "needs the pdf extra.")] = False,
 ) -> None:
     """Validate the corpus; exit status 1 only when there are errors (warnings are fine)."""
     import json
@@ -103,7 +107,7 @@ def check(
     from papernotes.check.run import CheckOptions, check_corpus
 
     options = CheckOptions(formulas=not no_formulas, classifier=not no_classifier,
-                           misfile_threshold=threshold, site=site)
+                           misfile_threshold=threshold, site=site, grounding=grounding)
     try:
         diagnostics, count = check_corpus(corpus, options)
     except PapernotesError as exc:
@@ -112,13 +116,26 @@ def check(
     if as_json:
         rows = [{"path": d.path, "line": d.line, "severity": d.severity.value, "code": d.code, "message": d.message}
                 for d in diagnostics]
-        out.print_json(json.dumps({"notes": count, "errors": errors, "warnings": len(diagnostics) - errors,
-                                   "diagnostics": rows}, ensure_ascii=False))
+        payload = {"notes": count, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
+        if grounding:
+            payload["grounding"] = _grounding_summary(corpus)
+        out.print_json(json.dumps(payload, ensure_ascii=False))
     else:
         report(diagnostics, warning_limit=None)
+        if grounding and (summary := _grounding_summary(corpus)):
+            out.print(f"grounding: {summary['checked_notes']} note(s) checked against their paper, "
+                      f"{summary['unsupported']} of {summary['numbers']} number(s) not in the paper; "
+                      f"{summary['skipped']} note(s) without a PDF skipped, {len(summary['unreadable'])} PDF(s) unreadable")
         out.print(f"{count} notes checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
     if errors:
         raise typer.Exit(1)
+
+
+def _grounding_summary(corpus: Path) -> dict:  # type: ignore[type-arg]
+    """Per-note counts of the grounding check that just ran (saved by it under .papernotes/)."""
+    from papernotes.check.grounding_run import load_report
+
+    return load_report(corpus.resolve()) or {}
 
 
 @app.command()

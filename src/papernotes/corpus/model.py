@@ -50,6 +50,32 @@ class SectionInfo:
 
 
 @dataclass(frozen=True, slots=True)
+class Grounding:
+    """Front matter ``grounding:``: the note's numbers as checked against its paper by ``draft``."""
+
+    checked: int
+    """Numbers the note states that were looked up in the paper."""
+    unsupported: int
+    """Of those, how many the paper does not have (each is marked ``⚠`` in the body)."""
+    pdf_sha256: str
+    """SHA-256 of the PDF they were checked against."""
+    not_in_paper: tuple[str, ...] = ()
+    """The unsupported numbers as the note writes them, for the page to show without the PDF."""
+
+    @property
+    def supported(self) -> int:
+        return self.checked - self.unsupported
+
+    def to_front(self) -> dict[str, Any]:
+        """The mapping written into front matter (what ``parse`` reads back)."""
+        front: dict[str, Any] = {"checked": self.checked, "unsupported": self.unsupported,
+                                 "pdf_sha256": self.pdf_sha256}
+        if self.not_in_paper:
+            front["not_in_paper"] = list(self.not_in_paper)
+        return front
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """One parsed note: front matter and section outline, no body."""
 
@@ -93,6 +119,8 @@ class Note:
     """The title rendered as HTML (math kept as TeX spans)."""
     summary_html: str = ""
     """The one-line summary rendered as inline HTML."""
+    grounding: Grounding | None = None
+    """Front matter ``grounding``: numbers checked against the paper; ``None`` when never checked."""
 
     def line_of(self, key: str) -> int:
         return self.field_lines.get(key, 1)
@@ -101,6 +129,9 @@ class Note:
         """Plain tuples and dicts only, for the fast ``marshal`` codec of the build cache."""
         values = [getattr(self, name) for name in NOTE_FIELDS]
         values[NOTE_FIELDS.index("sections")] = tuple((s.key, s.heading, s.line, s.chars) for s in self.sections)
+        if self.grounding is not None:
+            g = self.grounding
+            values[NOTE_FIELDS.index("grounding")] = (g.checked, g.unsupported, g.pdf_sha256, g.not_in_paper)
         return tuple(values)
 
     @classmethod
@@ -108,6 +139,9 @@ class Note:
         values = list(row)
         idx = NOTE_FIELDS.index("sections")
         values[idx] = tuple(SectionInfo(*s) for s in values[idx])
+        idx = NOTE_FIELDS.index("grounding")
+        if idx < len(values) and values[idx] is not None:
+            values[idx] = Grounding(*values[idx])
         return cls(*values)
 
 

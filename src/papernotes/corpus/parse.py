@@ -16,12 +16,12 @@ import yaml_rs
 
 from papernotes.errors import Diagnostic, error, warning
 from papernotes.site.markdown import inline_markdown, title_html
-from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Note, SectionInfo
+from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Grounding, Note, SectionInfo
 
 
 REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
-              "ratings", "aliases", "abstract", "status", "slug"}
+              "ratings", "aliases", "abstract", "status", "slug", "grounding"}
 
 _TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:", re.MULTILINE)
 _ARXIV_ID = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$", re.I)
@@ -183,6 +183,31 @@ def _ratings(value: Any, path: str, line: int, problems: list[Diagnostic]) -> tu
     return tuple(out)
 
 
+def _grounding(value: Any, path: str, line: int, problems: list[Diagnostic]) -> Grounding | None:
+    """``grounding: {checked, unsupported, pdf_sha256, not_in_paper}`` as ``draft`` writes it."""
+    if value is None:
+        return None
+    shape = "`grounding` must be a mapping {checked: N, unsupported: M, pdf_sha256: …}"
+    if not isinstance(value, dict):
+        problems.append(error(path, line, shape, "schema"))
+        return None
+    checked, unsupported, sha = value.get("checked"), value.get("unsupported"), value.get("pdf_sha256")
+    counts = [v for v in (checked, unsupported) if isinstance(v, int) and not isinstance(v, bool) and v >= 0]
+    if len(counts) < 2 or not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+        problems.append(error(path, line, f"{shape}, with counts as whole numbers and the PDF's SHA-256 in hex",
+                              "schema"))
+        return None
+    if unsupported > checked:
+        problems.append(error(path, line, f"`grounding`: {unsupported} unsupported of only {checked} checked",
+                              "schema"))
+        return None
+    missing = _as_list(value.get("not_in_paper"))
+    if missing is None:
+        problems.append(error(path, line, "`grounding.not_in_paper` must be a list of numbers as written", "schema"))
+        missing = ()
+    return Grounding(checked, unsupported, sha, missing)
+
+
 _RATING_NAMES = tuple((key, tuple(n.casefold() for n in names)) for key, names in RATING_KEYS.items())
 _RATING_LINE = re.compile(r"^\s*[-*]?\s*\**([^:：*]+?)\**\s*[:：]\s*(.*)$")
 
@@ -310,6 +335,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
             arxiv = arxiv_id_of(value)
 
     ratings = _ratings(data.get("ratings"), path, line_of("ratings"), problems)
+    grounding = _grounding(data.get("grounding"), path, line_of("grounding"), problems)
     if not ratings:
         ratings = ratings_from_section(ratings_text)
 
@@ -346,5 +372,6 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
         local_links=local_links(body) if ("](" in body or "href=" in body) else (),
         title_html=title_html(fields["title"]),
         summary_html=inline_markdown(summary),
+        grounding=grounding,
     )
     return note, problems

@@ -1,23 +1,21 @@
 """Draft stage: stub notes (``status: stub``) become drafted notes.
 
-In: the corpus's stubs, an engine and a language. Out: each stub rewritten
-atomically the moment its draft is ready, with the canonical sections, and
-``summary``, ``keywords``, ``ratings`` and ``status: drafted`` in its front
-matter. Engines:
+In: the corpus's stubs, an engine (``papernotes.intake.engines``) and a
+language; a stub's paper when its PDF is beside it (``foo.md`` ↔ ``foo.pdf``).
+Out: each stub rewritten atomically the moment its draft is ready, with the
+canonical sections, and ``summary``, ``keywords``, ``ratings``, ``status:
+drafted`` and, when the paper was read, ``grounding: {checked, unsupported,
+pdf_sha256}`` in its front matter; numbers the paper does not have are marked
+``⚠`` in the text.
 
-- ``openai``: any OpenAI-compatible chat endpoint (``papernotes.intake.llm``) with the
-  prompts in ``papernotes/prompts``. A reply that is not the expected JSON gets
-  one repair request that says what was wrong; if that fails too the note stays
-  a stub and records ``draft_error``, and its replies are dropped from the cache
-  so the next run asks again.
-- ``extractive``: offline (``papernotes.intake.extractive``); sections hold abstract
-  sentences, marked as such, and no ratings are made up.
-
-A note that changed on disk while its draft was being made is left alone.
+This module holds what every engine shares: finding stubs, the prompt files,
+validating a model's reply, rendering and writing a note, and the ``DraftJob``
+an engine works through. A PDF that cannot be read is reported as
+``path.pdf: error: …`` and the stub is drafted from its abstract. A note that
+changed on disk while its draft was being made is left alone.
 """
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
@@ -28,20 +26,20 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from papernotes.config import CACHE_DIR, load_config
+from papernotes.config import load_config
 from papernotes.corpus.load import scan
-from papernotes.errors import CorpusError, Diagnostic, PapernotesError, error, warning
-from papernotes.intake.extractive import Extract, Keyphraser, extract, split_sentences
+from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
+from papernotes.errors import CorpusError, Diagnostic, error, warning
+from papernotes.intake.engines import ENGINES, DraftEngine
+from papernotes.intake.extractive import split_sentences
 from papernotes.intake.ingest import read_front, render_note
-from papernotes.intake.llm import CACHE_NAME, ChatClient, LLMSettings, RequestError, ResponseCache, Usage, cache_key
-from papernotes.corpus.model import RATING_KEYS, SECTIONS
+from papernotes.intake.llm import LLMSettings, Usage
+from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
+from papernotes.registry import UnknownName
 from papernotes.site.publish import atomic_write
 
-ENGINES = ("openai", "extractive")
 SECTION_KEYS = ("background", "method", "experiments", "highlights", "limitations", "related")
 MAX_KEYWORDS = 10
-_MARK = {"zh": "*摘自摘要（抽取式草稿，待人工整理）*", "en": "*From the abstract (extractive draft, to be edited)*"}
-_MISSING = {"zh": "*摘要未涉及，待补充。*", "en": "*Not covered by the abstract; to be written.*"}
 
 Progress = Callable[[str, int, int], None]
 
@@ -85,11 +83,22 @@ class DraftResult:
     failed: tuple[tuple[str, str], ...]
     """``(path, reason)`` of stubs left as stubs with ``draft_error``."""
     repaired: int = 0
-    """Replies that needed the repair request."""
+    """Replies that needed a repair request because they were not the expected JSON."""
     usage: Usage | None = None
     cost: float = 0.0
     model: str = ""
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    grounded: int = 0
+    """Drafted notes whose numbers were checked against their paper."""
+    checked: int = 0
+    """Numbers checked in those notes."""
+    unsupported: int = 0
+    """Numbers still not in the paper after the repair (marked ``⚠``)."""
+    ground_repaired: int = 0
+    """Drafts sent back once because some of their numbers were not in the paper."""
+    engine: str = ""
+    batch_price_factor: float = 1.0
+    """What a batch token costs relative to a live one (for the cost line)."""
 
 
 # ---------------------------------------------------------------- reading stubs
@@ -113,9 +122,29 @@ def find_stubs(corpus: Path) -> tuple[list[Stub], list[str]]:
     return stubs, abstracts
 
 
+# ---------------------------------------------------------------- prompts
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One prompt file (``prompts/NAME.LANG.txt``): named ``=== block ===`` templates."""
+
+    blocks: dict[str, Template]
+
+    @classmethod
+    def load(cls, name: str, lang: str) -> Prompt:
+        text = resources.files("papernotes").joinpath("prompts", f"{name}.{lang}.txt").read_text(encoding="utf-8")
+        found = re.findall(r"^=== (\w+) ===\n(.*?)(?=^=== \w+ ===\n|\Z)", text, re.S | re.M)
+        return cls({block: Template(body.strip()) for block, body in found})
+
+    def fill(self, block: str, **values: str) -> str:
+        """The block with ``$name`` placeholders filled (``$$`` is a literal dollar sign)."""
+        return self.blocks[block].safe_substitute(**values)
+
+
 # ---------------------------------------------------------------- validating replies
 
-def _json_object(text: str) -> tuple[dict[str, Any] | None, str]:
+def json_object(text: str) -> tuple[dict[str, Any] | None, str]:
+    """The one JSON object of a reply (a Markdown fence around it is fine), or what is wrong with it."""
     body = text.strip()
     if fence := re.match(r"^```(?:json)?\s*(.*?)\s*```$", body, re.S):
         body = fence.group(1)
@@ -145,7 +174,7 @@ def _section_text(value: Any) -> str:
 
 def validate_reply(text: str, engine: str = "openai") -> tuple[Drafted | None, list[str]]:
     """A ``Drafted`` from a model reply, or every reason the reply cannot be used."""
-    data, problem = _json_object(text)
+    data, problem = json_object(text)
     if data is None:
         return None, [problem]
     errors: list[str] = []
@@ -179,7 +208,7 @@ def validate_reply(text: str, engine: str = "openai") -> tuple[Drafted | None, l
 
 # ---------------------------------------------------------------- writing notes
 
-def _heading(key: str, lang: str) -> str:
+def heading(key: str, lang: str) -> str:
     zh, en, _ = SECTIONS[key]
     return zh if lang == "zh" else en
 
@@ -202,9 +231,22 @@ def _merge_keywords(*groups: Any) -> list[str]:
     return out[:MAX_KEYWORDS]
 
 
-def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "") -> str:
+def body_parts(stub: Stub, drafted: Drafted, lang: str) -> list[tuple[str, str]]:
+    """``(key, text)`` of each ``##`` part of the drafted body, in order: summary, sections, ratings, the stub's own text."""
+    parts = [("summary", f"## {heading('summary', lang)}\n{drafted.summary}")]
+    parts.extend((key, f"## {heading(key, lang)}\n{drafted.sections[key]}") for key in SECTION_KEYS)
+    if drafted.ratings:
+        lines = "\n".join(f"- {_rating_label(k, lang)}: {'⭐' * v}" for k, v in drafted.ratings.items())
+        parts.append(("ratings", f"## {heading('ratings', lang)}\n{lines}"))
+    if stub.body.strip():
+        parts.append(("", stub.body.strip()))
+    return parts
+
+
+def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
+                   grounding: Grounding | None = None) -> str:
     """The stub's text with its draft: sections first, any text the stub already had after them."""
-    front = {k: v for k, v in stub.front.items() if k != "draft_error"}
+    front = {k: v for k, v in stub.front.items() if k not in ("draft_error", "grounding")}
     source = front.get("keywords") if isinstance(front.get("keywords"), list) else []
     front["keywords"] = _merge_keywords(drafted.keywords, source)
     front.update(summary=drafted.summary, lang=lang, status="drafted", draft_engine=drafted.engine)
@@ -212,23 +254,9 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "") -> 
         front["ratings"] = dict(drafted.ratings)
     if model:
         front["draft_model"] = model
-    parts = [f"## {_heading('summary', lang)}\n{drafted.summary}"]
-    parts.extend(f"## {_heading(key, lang)}\n{drafted.sections[key]}" for key in SECTION_KEYS)
-    if drafted.ratings:
-        lines = "\n".join(f"- {_rating_label(k, lang)}: {'⭐' * v}" for k, v in drafted.ratings.items())
-        parts.append(f"## {_heading('ratings', lang)}\n{lines}")
-    if stub.body.strip():
-        parts.append(stub.body.strip())
-    return render_note(front, "\n\n".join(parts))
-
-
-def from_extract(found: Extract, lang: str) -> Drafted:
-    """An extractive draft: each section quotes its abstract sentences under a visible mark."""
-    sections = {}
-    for key in SECTION_KEYS:
-        sentences = found.sections.get(key, ())
-        sections[key] = f"> {_MARK[lang]}\n>\n> " + " ".join(sentences) if sentences else _MISSING[lang]
-    return Drafted(found.summary, found.keywords, sections, {}, "extractive")
+    if grounding is not None:
+        front["grounding"] = grounding.to_front()
+    return render_note(front, "\n\n".join(text for _, text in body_parts(stub, drafted, lang)))
 
 
 def _write_if_unchanged(corpus: Path, stub: Stub, text: str) -> bool:
@@ -243,130 +271,101 @@ def _write_if_unchanged(corpus: Path, stub: Stub, text: str) -> bool:
     return True
 
 
-class _Outcome:
-    """Collects what happened to each stub, in the order drafts finish."""
+class DraftJob:
+    """What an engine works through: the stubs, their languages and papers, and where results go.
 
-    def __init__(self, corpus: Path, total: int, progress: Progress | None) -> None:
-        self.corpus, self.total, self.progress = corpus, total, progress
-        self.count = 0
+    ``finish`` and ``fail`` write the note at once (only if it did not change
+    on disk meanwhile) and count it; engines call them as drafts arrive, in
+    any order.
+    """
+
+    def __init__(self, corpus: Path, stubs: list[Stub], langs: dict[str, str], abstracts: list[str],
+                 settings: LLMSettings | None, progress: Progress | None = None, backoff_base: float = 1.0) -> None:
+        self.corpus, self.stubs, self.langs, self.abstracts = corpus, stubs, langs, abstracts
+        self.settings, self.progress, self.backoff_base = settings, progress, backoff_base
         self.drafted: list[str] = []
         self.failed: list[tuple[str, str]] = []
         self.problems: list[Diagnostic] = []
+        self.repaired = self.ground_repaired = 0
+        self.grounded = self.checked = self.unsupported = 0
+        self.count = 0
+        self._papers: dict[str, PaperText | None] = {}
 
-    def done(self, stub: Stub, text: str, failure: str = "") -> None:
-        if not _write_if_unchanged(self.corpus, stub, text):
+    def paper(self, stub: Stub) -> PaperText | None:
+        """The stub's paper when its PDF is beside it and readable; an unreadable one is reported once."""
+        if stub.path in self._papers:
+            return self._papers[stub.path]
+        pdf = paper_path(self.corpus / stub.path)
+        paper = None
+        if pdf.is_file():
+            from papernotes.extras import require
+
+            require("pypdf", "drafting from the PDF beside a note")
+            try:
+                paper = read_paper(pdf, cache_dir(self.corpus))
+            except PaperError as exc:
+                where = Path(stub.path).with_suffix(".pdf").as_posix()
+                self.problems.append(error(where, 0, f"{exc.reason}; {stub.path} is drafted from its abstract",
+                                           "paper-unreadable"))
+        self._papers[stub.path] = paper
+        return paper
+
+    def finish(self, stub: Stub, drafted: Drafted, grounding: Grounding | None = None, model: str = "") -> None:
+        if self._done(stub, render_drafted(stub, drafted, self.langs[stub.path], model, grounding)):
+            self.drafted.append(stub.path)
+            if grounding is not None:
+                self.grounded += 1
+                self.checked += grounding.checked
+                self.unsupported += grounding.unsupported
+
+    def fail(self, stub: Stub, reason: str) -> None:
+        if self._done(stub, render_note({**stub.front, "draft_error": reason}, stub.body)):
+            self.failed.append((stub.path, reason))
+            self.problems.append(error(stub.path, 0, f"draft failed, still a stub: {reason}", "draft-failed"))
+
+    def _done(self, stub: Stub, text: str) -> bool:
+        written = _write_if_unchanged(self.corpus, stub, text)
+        if not written:
             self.problems.append(warning(stub.path, 0, "changed while it was being drafted; left as it is",
                                          "draft-conflict"))
-        elif failure:
-            self.failed.append((stub.path, failure))
-            self.problems.append(error(stub.path, 0, f"draft failed, still a stub: {failure}", "draft-failed"))
-        else:
-            self.drafted.append(stub.path)
         self.count += 1
         if self.progress is not None:
-            self.progress("draft", self.count, self.total)
+            self.progress("draft", self.count, len(self.stubs))
+        return written
 
 
-# ---------------------------------------------------------------- engines
+# ---------------------------------------------------------------- the stage
 
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """One language's prompt file: system and user messages and the repair request."""
-
-    system: Template
-    user: Template
-    repair: Template
-
-    @classmethod
-    def load(cls, lang: str) -> Prompt:
-        text = resources.files("papernotes").joinpath("prompts", f"draft.{lang}.txt").read_text(encoding="utf-8")
-        blocks = dict(re.findall(r"^=== (\w+) ===\n(.*?)(?=^=== \w+ ===\n|\Z)", text, re.S | re.M))
-        return cls(*(Template(blocks[name].strip()) for name in ("system", "user", "repair")))
-
-    def messages(self, stub: Stub) -> list[dict[str, str]]:
-        user = self.user.safe_substitute(title=stub.text("title"), authors=", ".join(stub.authors()) or "-",
-                                         venue=stub.text("venue") or "-", abstract=stub.text("abstract") or "-")
-        return [{"role": "system", "content": self.system.safe_substitute()}, {"role": "user", "content": user}]
-
-
-async def _draft_openai(corpus: Path, stubs: list[Stub], langs: dict[str, str], settings: LLMSettings,
-                        outcome: _Outcome, backoff_base: float) -> tuple[Usage, int]:
-    prompts = {lang: Prompt.load(lang) for lang in set(langs.values())}
-    cache = ResponseCache(corpus / CACHE_DIR / CACHE_NAME)
-    client = ChatClient(settings, cache, backoff_base=backoff_base)
-    repaired = 0
-
-    async def one(stub: Stub) -> None:
-        nonlocal repaired
-        prompt = prompts[langs[stub.path]]
-        identity = (stub.text("id") or stub.path, stub.text("title"), stub.text("abstract"))
-        messages = prompt.messages(stub)
-        keys = [cache_key(identity, messages, settings.model)]
-        try:
-            reply = await client.complete(messages, keys[0])
-            drafted, errors = validate_reply(reply.text)
-            if errors:
-                repaired += 1
-                messages = [*messages, {"role": "assistant", "content": reply.text},
-                            {"role": "user", "content": prompt.repair.safe_substitute(
-                                errors="\n".join(f"- {e}" for e in errors))}]
-                keys.append(cache_key(identity, messages, settings.model))
-                reply = await client.complete(messages, keys[1])
-                drafted, errors = validate_reply(reply.text)
-        except RequestError as exc:
-            drafted, errors = None, [str(exc)]
-        if drafted is None:
-            cache.forget(keys)
-            failure = "; ".join(errors)
-            outcome.done(stub, render_note({**stub.front, "draft_error": failure}, stub.body), failure)
-        else:
-            outcome.done(stub, render_drafted(stub, drafted, langs[stub.path], settings.model))
-
+def engine_for(name: str, batch: bool = False) -> DraftEngine:
+    """The registered engine ``name``, or its batch mode; a ``CorpusError`` naming the choices otherwise."""
     try:
-        async with asyncio.TaskGroup() as group:
-            for stub in stubs:
-                group.create_task(one(stub))
-    except BaseExceptionGroup as exc:
-        fatal = next((e for e in exc.exceptions if isinstance(e, PapernotesError)), None)
-        if fatal is not None:
-            raise fatal from None
-        raise
-    finally:
-        await client.aclose()
-        cache.close()
-    return client.usage, repaired
-
-
-def _draft_extractive(stubs: list[Stub], abstracts: list[str], langs: dict[str, str], outcome: _Outcome) -> None:
-    keyphraser = Keyphraser(abstracts)
-    for stub in stubs:
-        abstract = stub.text("abstract")
-        if not abstract:
-            failure = "no abstract to extract from"
-            outcome.done(stub, render_note({**stub.front, "draft_error": failure}, stub.body), failure)
-            continue
-        drafted = from_extract(extract(stub.text("title"), abstract, keyphraser), langs[stub.path])
-        outcome.done(stub, render_drafted(stub, drafted, langs[stub.path]))
+        engine = ENGINES.get(name)
+    except UnknownName as exc:
+        raise CorpusError(str(exc)) from None
+    if not batch or any(e.batch == name for e in ENGINES):  # ``--engine openai_batch --batch`` is fine too
+        return engine
+    if not engine.batch:
+        with_batch = [e.name for e in ENGINES if e.batch]
+        raise CorpusError(f"the {name} engine has no batch mode (engines with one: {', '.join(with_batch)})")
+    return ENGINES.get(engine.batch)
 
 
 def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: str | None = None,
-          progress: Progress | None = None, backoff_base: float = 1.0) -> DraftResult:
-    """Draft up to ``limit`` stubs of ``corpus`` (in path order) with ``engine``."""
+          progress: Progress | None = None, backoff_base: float = 1.0, batch: bool = False) -> DraftResult:
+    """Draft up to ``limit`` stubs of ``corpus`` (in path order) with ``engine`` (its batch mode with ``batch``)."""
     if not corpus.is_dir():
         raise CorpusError(f"{corpus}: corpus directory not found")
-    if engine not in ENGINES:
-        raise CorpusError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    chosen = engine_for(engine, batch)
     config, _ = load_config(corpus)
     stubs, abstracts = find_stubs(corpus)
     if limit is not None:
         stubs = stubs[:max(0, limit)]
     langs = {s.path: lang or (s.text("lang") if s.text("lang") in ("zh", "en") else config.language) for s in stubs}
-    outcome = _Outcome(corpus, len(stubs), progress)
-    if engine == "extractive":
-        _draft_extractive(stubs, abstracts, langs, outcome)
-        return DraftResult(tuple(outcome.drafted), tuple(outcome.failed), diagnostics=tuple(outcome.problems))
-    settings = LLMSettings.resolve(config.llm, corpus)
-    usage, repaired = (asyncio.run(_draft_openai(corpus, stubs, langs, settings, outcome, backoff_base))
-                       if stubs else (Usage(), 0))
-    return DraftResult(tuple(outcome.drafted), tuple(outcome.failed), repaired, usage, usage.cost(settings),
-                       settings.model, tuple(outcome.problems))
+    settings = LLMSettings.resolve(config.llm, corpus) if chosen.uses_llm else None
+    job = DraftJob(corpus, stubs, langs, abstracts, settings, progress, backoff_base)
+    usage = chosen.run(job) if stubs else (Usage() if chosen.uses_llm else None)
+    return DraftResult(tuple(job.drafted), tuple(job.failed), job.repaired, usage,
+                       usage.cost(settings) if usage is not None and settings is not None else 0.0,
+                       settings.model if settings is not None else "", tuple(job.problems), job.grounded,
+                       job.checked, job.unsupported, job.ground_repaired, chosen.name,
+                       settings.batch_price_factor if settings is not None else 1.0)

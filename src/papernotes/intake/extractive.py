@@ -11,6 +11,10 @@ Pure Python on purpose: an abstract has about ten sentences, so the sentence
 graph is tiny, and a corpus of a few thousand abstracts is counted in well under
 a second; scikit-learn would add a heavy import for the same numbers. Chinese
 text is split at 。！？ and compared by character bigrams.
+
+With the paper's full text, ``paper_sentences`` picks the sentences that state
+results with numbers from its experiments/results sections (and the sentences
+of a limitations section), each with its page.
 """
 from __future__ import annotations
 
@@ -18,6 +22,8 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+
+from papernotes.intake.paper.model import PaperText
 
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*[A-Za-z%]*|[\u4e00-\u9fff]+")
@@ -298,3 +304,37 @@ def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
             sections["highlights"].append(best)
     return Extract(sentences[ranked[0]], keyphraser.phrases(title, abstract),
                    {key: tuple(sentences[i] for i in sorted(idx)) for key, idx in sections.items()})
+
+
+# ---------------------------------------------------------------- the paper's own sentences
+
+RESULT_HEADING = re.compile(r"experiment|result|evaluat|ablation|benchmark|empirical|comparison|analys[ie]s"
+                            r"|实验|结果|评估|消融|对比", re.I)
+LIMITATION_HEADING = re.compile(r"limitation|局限", re.I)
+_RESULT_NUMBER = re.compile(r"\d+\.\d+|\d+(?:\.\d+)?\s*(?:%|％|×|x\b|倍|points?\b|pp\b)", re.I)
+
+
+def paper_sentences(paper: PaperText, heading: re.Pattern[str], numbers: bool, limit: int) -> tuple[tuple[str, int], ...]:
+    """``(sentence, page)`` of the sections whose heading (or whose parent's) matches, in paper order.
+
+    With ``numbers``, only sentences that state a result number (a decimal, a
+    percentage, a factor); table rows are left out, prose only.
+    """
+    out: list[tuple[str, int]] = []
+    parent = False
+    for section in (*paper.sections, *paper.appendix):
+        if section.level <= 1:
+            parent = bool(heading.search(section.title))
+        if not (parent or heading.search(section.title)):
+            continue
+        for paragraph in section.paragraphs:
+            if "\n" in paragraph.text:
+                continue
+            for sentence in split_sentences(paragraph.text):
+                if len(sentence) < 25 or (numbers and not _RESULT_NUMBER.search(sentence)):
+                    continue
+                if sentence not in (s for s, _ in out):
+                    out.append((sentence, paragraph.page))
+                if len(out) == limit:
+                    return tuple(out)
+    return tuple(out)

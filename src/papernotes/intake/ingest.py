@@ -30,7 +30,7 @@ from papernotes.corpus.model import LINK_KINDS
 from papernotes.site.publish import atomic_write
 from papernotes.corpus.parse import split_front_matter
 from papernotes.intake.sources import Paper, SourceRequest, load_source
-from papernotes.intake.sources.venues import normalise_venue, resolve_venue
+from papernotes.intake.venues import normalise_venue, resolve_venue
 from papernotes.taxonomy import Taxonomy, slugify
 
 MANIFEST = "ingest-manifest.json"

@@ -60,6 +60,9 @@ class LLMSettings:
     temperature: float
     price_per_1k_input: float
     price_per_1k_output: float
+    context_tokens: int = 128_000
+    batch_price_factor: float = 0.5
+    batch_poll_seconds: float = 30.0
 
     @classmethod
     def resolve(cls, config: LLMConfig, corpus: Path, env: dict[str, str] | None = None) -> LLMSettings:
@@ -74,7 +77,9 @@ class LLMSettings:
                    api_key=env.get(config.api_key_env, "") or "unset",
                    concurrency=config.concurrency, requests_per_minute=config.requests_per_minute,
                    timeout=config.timeout, max_retries=config.max_retries, temperature=config.temperature,
-                   price_per_1k_input=config.price_per_1k_input, price_per_1k_output=config.price_per_1k_output)
+                   price_per_1k_input=config.price_per_1k_input, price_per_1k_output=config.price_per_1k_output,
+                   context_tokens=config.context_tokens, batch_price_factor=config.batch_price_factor,
+                   batch_poll_seconds=config.batch_poll_seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +102,21 @@ class Usage:
     completion_tokens: int = 0
     cached_tokens: int = 0
     """Tokens of replies served from the cache (not paid again)."""
+    batches: int = 0
+    """Batches created (``draft --batch``); a resumed batch is not counted again."""
+    batch_requests: int = 0
+    """Replies that came from a batch (included in ``requests``)."""
+    batch_prompt_tokens: int = 0
+    """Tokens of batch replies (included in ``prompt_tokens``/``completion_tokens``), billed at the batch price."""
+    batch_completion_tokens: int = 0
 
     def cost(self, settings: LLMSettings) -> float:
-        return (self.prompt_tokens * settings.price_per_1k_input
-                + self.completion_tokens * settings.price_per_1k_output) / 1000
+        """Live tokens at the configured prices, batch tokens at ``batch_price_factor`` of them."""
+        live = ((self.prompt_tokens - self.batch_prompt_tokens) * settings.price_per_1k_input
+                + (self.completion_tokens - self.batch_completion_tokens) * settings.price_per_1k_output)
+        batch = (self.batch_prompt_tokens * settings.price_per_1k_input
+                 + self.batch_completion_tokens * settings.price_per_1k_output) * settings.batch_price_factor
+        return (live + batch) / 1000
 
 
 def cache_key(*parts: Any) -> str:
@@ -210,6 +226,13 @@ class ChatClient:
         reply = await self._request(messages)
         self.cache.put(key, self.settings.model, reply)
         return reply
+
+    async def answer(self, messages: list[dict[str, str]], key: str) -> Completion | RequestError:
+        """Like ``complete``, but a request that failed for good is returned rather than raised."""
+        try:
+            return await self.complete(messages, key)
+        except RequestError as exc:
+            return exc
 
     async def _request(self, messages: list[dict[str, str]]) -> Completion:
         openai = require("openai", "the openai draft engine")

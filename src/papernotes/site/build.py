@@ -1,37 +1,32 @@
 """The build: corpus directory in, static site directory out.
 
-One function, ``build``, calls the stages in order and reads top to bottom:
-config → taxonomy → load (parse, cached) → resolve → plan pages → render
-changed pages (in parallel) → search index and assets → atomic swap.
+``build`` reads as the pipeline: load (parse what changed) → compare with what
+the site published → resolve → plan → render → publish → record. Only pages
+whose fingerprint changed are rendered; when only note bodies changed, only
+those notes are resolved and planned and the other notes are never decoded.
 """
 from __future__ import annotations
 
 import hashlib
 import marshal
 import os
-import shutil
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from importlib import resources
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from papernotes import __version__
-from papernotes.site.cache import BuildCache, decode_problem, encode_problem
-from papernotes.config import load_config, load_site_taxonomy
-from papernotes.corpus.load import cache_path, load_corpus
-from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.cache import BuildCache, Published, PublishedNote
+from papernotes.config import SiteConfig, load_config, load_site_taxonomy
+from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths, scan_corpus
 from papernotes.corpus.model import Entry
-from papernotes.site.publish import Staging
+from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.site.publish import Staging, output_path
 from papernotes.site.resolve import listing_key, resolve
-
-if TYPE_CHECKING:
-    from papernotes.site.contexts import Page
-    from papernotes.site.theme import Theme
+from papernotes.taxonomy import Taxonomy
+from papernotes.testhooks import pause
 
 Progress = Callable[[str, int, int], None]
-PARALLEL_PAGES = 150
 
 
 @dataclass
@@ -50,199 +45,285 @@ class BuildResult:
         return [d for d in self.diagnostics if d.is_error]
 
 
-def redirects_for(entries: list[Entry]) -> list[tuple[str, Entry]]:
-    out = []
-    for entry in entries:
-        for alias in entry.note.aliases:
-            url = alias.strip("/") + "/"
-            if url != entry.url:
-                out.append((url, entry))
-    return out
+@dataclass(frozen=True)
+class Project:
+    """A corpus and everything that shapes its site besides the notes."""
+
+    root: Path
+    config: SiteConfig
+    taxonomy: Taxonomy
+    salt: str
+    """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
+    rebuilds every page."""
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """The resolve and plan stages' output for one build."""
+
+    pages: list  # list[Page]
+    """Planned pages: the whole site, or only the edited notes' own pages (``complete`` false)."""
+    complete: bool
+    state: Published
+    notes: list[PublishedNote]
+    """The rows to record for the planned notes."""
+    entries: list[Entry] | None = None
+    """Every entry (for the search index) when the whole site was planned."""
+    urls: frozenset[str] | None = None
+    """Every directory page, when the whole site was planned."""
+
+
+def open_project(corpus: Path) -> Project:
+    root = corpus.resolve()
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
+    config, config_fp = load_config(root)
+    taxonomy = load_site_taxonomy(root, config)
+    salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
+            f"|{config.language}")
+    return Project(root, config, taxonomy, salt)
 
 
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
           progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
     """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists."""
-    started = time.perf_counter()
-    corpus = corpus.resolve()
-    if not corpus.is_dir():
-        raise CorpusError(f"{corpus}: corpus directory not found")
-    workers = workers or os.cpu_count() or 1
-    result = BuildResult(out)
-    config, config_fp = load_config(corpus)
-    taxonomy = load_site_taxonomy(corpus, config)
-    staging = Staging(out)
-    staging.check_target(corpus)
-    site_key = str(staging.out)
-    salt = f"{__version__}|{_package_fingerprint()}|{config_fp}|{taxonomy.fingerprint}|{config.language}"
+    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache).build(strict=strict)
 
-    with BuildCache(cache_path(corpus) if use_cache else None) as cache:
-        loaded = load_corpus(corpus, cache, workers)
-        previous_ok = staging.has_previous() and cache.get_meta(f"built:{site_key}") == salt
-        # What changed since the last build that was published (not since the last parse: a build
-        # killed after parsing must not leave its notes looking up to date).
-        state = {n.path: n.digest for n in loaded.notes}
-        published = (cache.load_blob(f"state:{site_key}") or {}) if previous_ok else {}
-        changed = {path for path, digest in state.items() if published.get(path) != digest}
-        removed = set(published) - set(state)
-        if previous_ok and not changed and not removed and not strict:
-            result.up_to_date = True
-            result.notes = int(cache.get_meta(f"notes:{site_key}") or 0)
-            resolved = cache.load_blob(f"resolve:{site_key}") or ()
-            result.diagnostics = [*loaded.diagnostics, *map(decode_problem, resolved), *cache.page_problems(site_key)]
-            result.pages = len(cache.page_fingerprints(site_key))
-            result.seconds = time.perf_counter() - started
-            return result
-        memo_key = f"topics:{taxonomy.fingerprint}"
-        memo = cache.load_blob(memo_key) or {}
-        before_memo = set(memo)
-        entries, problems = resolve(loaded.notes, loaded.diagnostics, taxonomy, memo)
-        live = {n.digest for n in loaded.notes}
-        memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
-        if set(memo) != before_memo:
-            cache.delete_blobs("topics:")
-            cache.save_blob(memo_key, memo)
-        result.diagnostics = [*loaded.diagnostics, *problems]
-        result.notes = len(entries)
-        if strict and result.errors:
-            raise BuildError(f"{len(result.errors)} error(s) in the corpus; nothing was written (--strict)")
 
-        # the rendering half of the pipeline is imported only when something changed
-        from papernotes.site.contexts import Page
-        from papernotes.site.plan import notes_only_plan, plan_site
+class Builder:
+    """Builds one corpus into one site, as often as asked (``serve`` keeps one between edits)."""
+
+    def __init__(self, corpus: Path, out: Path, *, workers: int | None = None, progress: Progress | None = None,
+                 use_cache: bool = True) -> None:
+        self.project = open_project(corpus)
+        self.staging = Staging(out)
+        self.staging.check_target(self.project.root)
+        self.out = out
+        self.workers = workers or os.cpu_count() or 1
+        self.progress = progress
+        self.cache_file = cache_path(self.project.root) if use_cache else None
+        self._theme = None
+        self._theme_precompiled = False
+
+    def build(self, *, strict: bool = False, edited: Collection[str] | None = None) -> BuildResult:
+        """Bring the site up to date. ``edited``: the note paths a watcher saw change, so the corpus
+        need not be scanned when only those notes' own pages change (anything else scans)."""
+        started = time.perf_counter()
+        project, staging = self.project, self.staging
+        staging.recover()  # finish a publish a crash interrupted before comparing with it
+        site = staging.site_key
+        result = BuildResult(self.out)
+        with BuildCache(self.cache_file) as cache:
+            previous = cache.published(site) if staging.has_previous() else None
+            if previous is not None and previous.salt != project.salt:
+                previous = None
+            plan = loaded = None
+            scan_digest = ""
+            if edited is not None and previous is not None and not strict:
+                loaded = load_paths(project.root, cache, edited)
+                changed, removed = cache.changed_since_published(site, edited)
+                plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous)
+            if plan is None:
+                found = scan_corpus(project.root)
+                scan_digest = found.digest
+                if previous is not None and previous.scan == found.digest and not strict:
+                    result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
+                    parse_problems = [d for group in cache.note_problems().values() for d in group]
+                    result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(site)]
+                    result.seconds = time.perf_counter() - started
+                    return result
+                loaded = load_corpus(project.root, cache, self.workers, found)
+                pause("build.loaded")
+                changed, removed = cache.changed_since_published(site) if previous is not None else (
+                    set(loaded.digests), set())
+                if previous is not None and not removed and not strict:
+                    plan = _plan_bodies(project, loaded, cache, site, changed, previous)
+                if plan is None:
+                    plan = _plan_site(project, loaded, cache, strict)
+            result.notes, result.pages = plan.state.notes, plan.state.pages
+            result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
+
+            before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
+                      if previous is not None else {})
+            todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
+            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
+            # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
+            # half-way is then redone by the next build, whatever the notes say by then.
+            if previous is not None:
+                cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
+            page_problems = self._render_and_publish(plan, todo, stale, cache, incremental=previous is not None)
+            cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
+            cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
+            cache.record_published(site, replace(plan.state, scan=scan_digest), plan.notes, replace=plan.complete,
+                                   urls=plan.urls)
+            result.diagnostics += cache.page_problems(site)
+            result.rendered, result.removed = len(todo), len(stale)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def theme(self, pages: int):  # type: ignore[no-untyped-def]
+        """The theme, made once per builder (templates compiled up front for a large render)."""
+        from papernotes.site.render import PARALLEL_PAGES
+        from papernotes.site.theme import Theme
+
+        if self._theme is None or (pages >= PARALLEL_PAGES and not self._theme_precompiled):
+            bytecode = self.cache_file.parent / "jinja" if self.cache_file is not None else None
+            self._theme = Theme(self.project.config, self.project.root, bytecode, precompile=pages >= PARALLEL_PAGES)
+            self._theme_precompiled = pages >= PARALLEL_PAGES
+        return self._theme
+
+    def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
+                            incremental: bool) -> list[tuple[str, Diagnostic]]:
+        from papernotes.site.manifest import MANIFEST_NAME, manifest
+        from papernotes.site.render import render_pages
         from papernotes.site.search import corpus_bodies, search_files, search_update
-        from papernotes.site.theme import Theme, labels_for
+        from papernotes.site.theme import copy_assets
 
-        labels = labels_for(config.language)
-        # entries come in path order (load_corpus sorts), so the digest needs no sort
-        listing = hashlib.blake2b(marshal.dumps([listing_key(e) for e in entries]), digest_size=16).hexdigest()
-        before = cache.page_fingerprints(site_key) if previous_ok else {}
-        bodies_only = previous_ok and not removed and cache.get_meta(f"listing:{site_key}") == listing
-        if bodies_only:  # no listing, neighbour or search entry changed: only the edited notes' own pages
-            pages = notes_only_plan(entries, changed, labels, salt)
-            result.pages = len(before)
-        else:
-            pages = plan_site(entries, taxonomy, config, labels, salt, redirects_for(entries))
-            result.pages = len(pages)
-        todo = [p for p in pages if before.get(p.url) != p.fingerprint]
-        stale = set() if bodies_only else set(before) - {p.url for p in pages}
-        theme = Theme(config, corpus, cache_path(corpus).parent / "jinja" if use_cache else None,
-                      precompile=len(todo) >= PARALLEL_PAGES)
-        staging.begin(incremental=previous_ok)
+        staging, project = self.staging, self.project
+        theme = self.theme(len(todo))
+        staging.begin(incremental=incremental)
         try:
-            page_problems = _render_pages(theme, todo, staging, workers, progress)
+            problems = render_pages(theme, todo, staging, self.workers, self.progress)
             staging.planned_writes([p.output_path for p in todo])
             for url in stale:
-                staging.remove(Page(url, "", "", None).output_path)
-            search_dir = cache_path(corpus).parent if use_cache else None
+                staging.remove(output_path(url))
+            if plan.entries is not None:
+                staging.write(MANIFEST_NAME, manifest(plan.pages))
+                staging.planned_writes([MANIFEST_NAME])
+            search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
             search = None
-            if bodies_only and search_dir is not None:  # only the edited notes are needed
-                edited = [e for e in entries if e.note.path in changed]
-                search = search_update(edited, corpus_bodies(corpus), search_dir, config.language, workers)
-            if search is None:
-                search = search_files(entries, corpus_bodies(corpus), search_dir, config.language, workers)
-            search_write, search_stale = search.changes(cache.load_blob(f"search:{site_key}") if previous_ok else None)
-            for rel in search_write:
-                staging.write(rel, search[rel])
-            staging.planned_writes(search_write)
-            for rel in search_stale:
-                staging.remove(rel)
-            if not previous_ok:
-                _copy_assets(staging)
-            staging.commit({"papernotes": __version__, "corpus": str(corpus), "notes": len(entries)})
+            if plan.entries is None and search_dir is not None:  # note bodies edited: those entries suffice
+                search = search_update([p.context.entry for p in plan.pages], read_body, search_dir,
+                                       project.config.language, self.workers)
+            elif plan.entries is not None:
+                search = search_files(plan.entries, read_body, search_dir, project.config.language, self.workers)
+            if search is not None:
+                known = cache.load_blob(f"search:{staging.site_key}") or {}
+                search_write, search_gone = search.changes(known if staging.incremental else None)
+                for rel in search_write:
+                    staging.write(rel, search[rel])
+                staging.planned_writes(search_write)
+                for rel in search_gone:
+                    staging.remove(rel)
+                # until published, what is being replaced is unknown: a build killed half-way rewrites it
+                cache.save_blob(f"search:{staging.site_key}", {**known, **dict.fromkeys(search_write + search_gone, "?")})
+            if not staging.incremental:
+                copy_assets(staging, theme.theme_dir)
+            pause("build.rendered")
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            if search is not None:
+                cache.save_blob(f"search:{staging.site_key}", search.digests)
         except BaseException:
             staging.abort()
             raise
-        cache.update_page_problems(site_key, [*(p.url for p in todo), *stale], page_problems)
-        result.diagnostics += cache.page_problems(site_key)
-        result.rendered, result.removed = len(todo), len(stale)
-        if bodies_only:
-            cache.update_pages(site_key, {p.url: p.fingerprint for p in pages})
-        else:
-            cache.replace_pages(site_key, {p.url: p.fingerprint for p in pages})
-        cache.set_meta(f"listing:{site_key}", listing)
-        cache.save_blob(f"search:{site_key}", search.digests)
-        cache.save_blob(f"state:{site_key}", state)
-        cache.set_meta(f"built:{site_key}", salt)
-        cache.set_meta(f"notes:{site_key}", str(len(entries)))
-        cache.save_blob(f"resolve:{site_key}", [encode_problem(d) for d in problems])
-    result.seconds = time.perf_counter() - started
-    return result
+        pause("build.published")
+        return problems
 
 
-def _package_fingerprint() -> str:
-    """Changes when papernotes' own code, templates or assets change, so an upgrade rebuilds every page.
+# ------------------------------------------------------------ resolve + plan
+
+
+def _settings(project: Project):  # type: ignore[no-untyped-def]
+    from papernotes.site.plan import PlanSettings
+    from papernotes.site.theme import labels_for
+
+    return PlanSettings(project.config, project.taxonomy, labels_for(project.config.language))
+
+
+def listing_digest(entry: Entry) -> str:
+    return hashlib.blake2b(marshal.dumps(listing_key(entry)), digest_size=12).hexdigest()
+
+
+def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
+    """Resolve every note; topic rule matches are memoised per note digest and taxonomy."""
+    memo_key = f"topics:{project.taxonomy.fingerprint}"
+    memo = cache.load_blob(memo_key) or {}
+    before = set(memo)
+    entries, problems = resolve(loaded.notes, loaded.diagnostics, project.taxonomy, memo)
+    live = set(loaded.digests.values())
+    memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
+    if set(memo) != before:
+        cache.delete_blobs("topics:")
+        cache.save_blob(memo_key, memo)
+    return entries, problems
+
+
+def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
+    """Resolve and plan every page."""
+    from papernotes.site.markdown import title_text
+    from papernotes.site.plan import SiteIndex, cell_url, plan_site
+
+    entries, problems = _resolve(project, loaded, cache)
+    errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
+    if strict and errors:
+        raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
+    index = SiteIndex.of(entries)
+    pages = plan_site(index, _settings(project), project.salt)
+    rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
+    for cell in index.by_cell.values():
+        for i, e in enumerate(cell):
+            rows[e.note.path] = PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url,
+                                              cell_url(e.venue, e.domain), i, title_text(e.note.title))
+    state = Published(project.salt, len(entries), len(pages), "", tuple(problems))
+    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
+
+
+def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                 previous: Published) -> SitePlan | None:
+    """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
+    from papernotes.site.contexts import Link
+    from papernotes.site.kinds.note import note_page
+    from papernotes.site.plan import fingerprinted
+
+    rows = cache.published_notes(site, changed)
+    if len(rows) != len(changed) or any(row.url is None for row in rows.values()):
+        return None  # a new note, or one the site did not show
+    paths = sorted(changed)
+    notes = loaded.parsed(paths)
+    diagnostics = [d for p in paths if p in loaded.fresh for d in loaded.fresh[p][1]]
+    entries, problems = resolve([n for n in notes.values() if n is not None], diagnostics, project.taxonomy)
+    if len(entries) != len(paths) or any(d.is_error for d in problems):
+        return None
+    if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
+        return None
+    labels = _settings(project).labels
+    linked = any(e.note.local_links for e in entries)
+    by_path = cache.published_urls_by_path(site) if linked else {}
+    urls = cache.published_urls(site) if linked else frozenset()
+    pages = []
+    for entry in entries:
+        row = rows[entry.note.path]
+        prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
+        page = note_page(entry, Link(prev.title, prev.url) if prev else None,
+                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls)
+        pages.append(fingerprinted(page, project.salt))
+    notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
+    return SitePlan(pages, False, previous, notes_rows)
+
+
+# ------------------------------------------------------------ fingerprints
+
+
+def _package_fingerprint(theme_dir: Path | None = None) -> str:
+    """Changes when papernotes' own code, templates or assets change, or the site's theme folder does,
+    so an upgrade or a theme edit rebuilds every page.
 
     Contents, not modification times: a reinstall or a checkout that leaves the files
     as they were must not turn the next build into a full one.
     """
-    root = Path(__file__).resolve().parents[1]
+    roots = [Path(__file__).resolve().parents[1]]
+    if theme_dir is not None:
+        roots += [theme_dir / "templates", theme_dir / "static"]
     digest = hashlib.blake2b(digest_size=8)
-    for dirpath, dirnames, filenames in sorted(os.walk(root)):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-        for name in sorted(filenames):
-            path = os.path.join(dirpath, name)
+    for index, root in enumerate(roots):
+        digest.update(f"\0{index}\0".encode())
+        files = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]  # pruned while walking: bytecode is no input
+            files += [os.path.join(dirpath, name) for name in filenames]
+        for path in sorted(files):
             digest.update(path[len(str(root)):].encode())
             with open(path, "rb") as handle:
                 digest.update(handle.read())
     return digest.hexdigest()
 
-
-# ------------------------------------------------------------ rendering
-
-_JOB: tuple[Theme, list[Page], Staging] | None = None
-
-
-def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
-    assert _JOB is not None  # set by the parent before forking; not user input
-    theme, pages, staging = _JOB
-    problems: list[tuple[str, Diagnostic]] = []
-    for page in pages[bounds[0]:bounds[1]]:
-        data, found = theme.render(page)
-        staging.write(page.output_path, data)
-        problems.extend((page.url, d) for d in found)
-    return problems
-
-
-def _render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int,
-                  progress: Progress | None) -> list[tuple[str, Diagnostic]]:
-    import gc
-    import multiprocessing
-
-    global _JOB
-    total = len(pages)
-    if progress:
-        progress("render", 0, total)
-    _JOB = (theme, pages, staging)
-    try:
-        if total < PARALLEL_PAGES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            problems = []
-            step = max(1, total // 50)
-            for start in range(0, total, step):
-                problems.extend(_render_range((start, min(total, start + step))))
-                if progress:
-                    progress("render", min(total, start + step), total)
-            return problems
-        chunk = max(20, total // (workers * 8) + 1)
-        bounds = [(i, min(total, i + chunk)) for i in range(0, total, chunk)]
-        problems = []
-        gc.freeze()  # workers share the parent's records copy-on-write; GC would touch (and copy) every page
-        ctx = multiprocessing.get_context("fork")
-        with ctx.Pool(workers) as pool:
-            done = 0
-            for part in pool.imap(_render_range, bounds):
-                problems.extend(part)
-                done += chunk
-                if progress:
-                    progress("render", min(done, total), total)
-        return problems
-    finally:
-        _JOB = None
-
-
-def _copy_assets(staging: Staging) -> None:
-    static = Path(str(resources.files("papernotes") / "static"))
-    dest = staging.path("assets")
-    if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(static, dest, ignore=shutil.ignore_patterns("__pycache__", "*.py"))

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from papernotes.errors import BuildError
+from papernotes.testhooks import pause
 
 MARKER = ".papernotes-site"
 _RENAME_EXCHANGE = 2
@@ -77,6 +78,11 @@ def _discard(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def output_path(url: str) -> str:
+    """The file behind a site-relative URL: directories get their ``index.html``."""
+    return url + "index.html" if url == "" or url.endswith("/") else url
+
+
 class Staging:
     """Stages a build next to the output directory and publishes it at the end.
 
@@ -108,6 +114,11 @@ class Staging:
             if not (self.out / MARKER).exists() and any(self.out.iterdir()):
                 raise BuildError(f"{self.out}: not empty and not built by papernotes; "
                                  "refusing to replace it (choose another -o or empty it)")
+
+    @property
+    def site_key(self) -> str:
+        """Identifies the output directory in the build cache."""
+        return str(self.out)
 
     def has_previous(self) -> bool:
         return (self.out / MARKER).exists()
@@ -178,17 +189,20 @@ class Staging:
             if source.exists():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(source, target)
+            pause("publish.move")
 
     def commit(self, marker: dict[str, object]) -> None:
         marker_bytes = json.dumps(marker).encode("utf-8")
         if self.incremental:
-            self.journal.write_text(json.dumps(self._ops), encoding="utf-8")
+            atomic_write(self.journal, json.dumps(self._ops))
+            pause("publish.journal")
             self._apply(self._ops)
             atomic_write(self.out / MARKER, marker_bytes)
             self.journal.unlink()
             shutil.rmtree(self.staged, ignore_errors=True)
             return
         (self.tmp / MARKER).write_bytes(marker_bytes)
+        pause("publish.swap")
         if self.out.exists():
             old = self.out.with_name(f".{self.out.name}.old-{os.getpid()}-{time.time_ns()}")
             if _exchange(self.tmp, self.out):

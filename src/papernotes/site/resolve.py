@@ -11,8 +11,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from papernotes.classify.rules import note_topics
-from papernotes.errors import Diagnostic, error, warning
 from papernotes.corpus.model import Entry, Note
+from papernotes.errors import Diagnostic, error, warning
 from papernotes.taxonomy import Taxonomy
 
 RESERVED = {"assets", "search", "topics", "domains", "404.html", "feeds", "en", "zh"}

@@ -1,14 +1,25 @@
 """Serve stage: build, serve on 127.0.0.1, rebuild on change and reload the open page.
 
-In: a corpus directory. Out: an HTTP server (standard library) over the built
-site. A polling watcher (no extra dependency; a stat of every note per tick)
-triggers the incremental build; each open page holds a Server-Sent Events
-connection and reloads when a build finishes. The reload script is injected into
-HTML responses only, never written into the built site.
+In: a corpus directory. Out: an HTTP server (standard library, one thread per
+request, a real listen backlog) over the built site. A watcher (``watchfiles``:
+inotify and friends, no polling of every note) hands the edited note paths to
+the same ``Builder`` the ``build`` command uses, which re-renders just those
+notes' pages when nothing else changed (no scan of the corpus), and anything
+else incrementally; a change to the config, a taxonomy file or the theme
+rebuilds with a fresh builder. Each open page holds a Server-Sent Events
+connection and reloads when a build changed something. The reload script is
+injected into HTML responses only, never written into the built site.
+
+Defensive by default: only ``Host`` headers naming the bound address are served
+(DNS rebinding), long request lines get 414, event streams are capped, a
+client that goes away mid-response is not an error, and a build that fails is
+reported while the server keeps serving the last good site and rebuilds on the
+next change.
 """
 from __future__ import annotations
 
 import io
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -16,28 +27,24 @@ from functools import partial
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
-from papernotes.site.build import BuildResult, build
-from papernotes.config import CONFIG_NAME
-from papernotes.corpus.load import scan
+from papernotes.config import CACHE_DIR, CONFIG_NAME
+from papernotes.corpus.load import SKIP_FILES
 from papernotes.errors import PapernotesError
+from papernotes.site.build import Builder, BuildResult
 
 EVENTS_PATH = "/__papernotes/events"
 RELOAD_SNIPPET = (
     "<script>(function(){var s=new EventSource('" + EVENTS_PATH + "');"
     "s.addEventListener('reload',function(){location.reload()});})();</script>"
 ).encode()
-
-
-def corpus_signature(corpus: Path) -> tuple[object, ...]:
-    """Changes whenever a note or the config is added, removed or modified."""
-    files = tuple((f.path, f.mtime_ns, f.size) for f in scan(corpus))
-    try:
-        st = (corpus / CONFIG_NAME).stat()
-        config = (st.st_mtime_ns, st.st_size)
-    except FileNotFoundError:
-        config = None
-    return (files, config)
+MAX_EVENT_STREAMS = 32
+"""Open pages that can listen for reloads at once; more get 503 (each holds a thread)."""
+MAX_REQUEST_LINE = 8192
+LISTEN_BACKLOG = 512
+DEBOUNCE_MS = 30
+"""How long the watcher gathers changes before building (editors write a file in several steps)."""
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -47,11 +54,48 @@ class _Handler(SimpleHTTPRequestHandler):
         if self.server.verbose:
             super().log_message(format, *args)
 
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in self.server.allowed_hosts:  # another name pointing here: DNS rebinding
+            self.send_error(HTTPStatus.MISDIRECTED_REQUEST, "unknown Host")
+            return False
+        return True
+
+    def handle_one_request(self) -> None:
+        try:
+            self.raw_requestline = self.rfile.readline(MAX_REQUEST_LINE + 1)
+            if len(self.raw_requestline) > MAX_REQUEST_LINE:
+                self.requestline, self.request_version, self.command = "", "HTTP/1.1", ""
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                self.close_connection = True
+                return
+            if not self.raw_requestline:
+                self.close_connection = True
+                return
+            if not self.parse_request():
+                return
+            method = getattr(self, f"do_{self.command}", None)
+            if method is None:
+                self.send_error(HTTPStatus.NOT_IMPLEMENTED, f"unsupported method {self.command!r}")
+                return
+            method()
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            self.close_connection = True  # the client went away: not our error
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         if self.path.split("?", 1)[0] == EVENTS_PATH:
             self._events()
             return
         super().do_GET()
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        try:
+            super().copyfile(source, outputfile)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
 
     def send_head(self):  # type: ignore[no-untyped-def]
         path = Path(self.translate_path(self.path))
@@ -80,12 +124,15 @@ class _Handler(SimpleHTTPRequestHandler):
         return io.BytesIO(data)
 
     def _events(self) -> None:
-        self.send_response(HTTPStatus.OK)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.end_headers()
-        seen = self.server.generation
+        if not self.server.streams.acquire(blocking=False):
+            self.send_error(HTTPStatus.SERVICE_UNAVAILABLE, "too many open pages listen for reloads")
+            return
         try:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            seen = self.server.generation
             self.wfile.write(b": connected\n\n")
             self.wfile.flush()
             while not self.server.stopping.is_set():
@@ -97,32 +144,45 @@ class _Handler(SimpleHTTPRequestHandler):
                 else:
                     self.wfile.write(b": keep-alive\n\n")
                 self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            return
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            pass
+        finally:
+            self.server.streams.release()
+            self.close_connection = True
 
 
 class DevServer(ThreadingHTTPServer):
-    """The development server; ``start`` builds, serves and watches in background threads."""
+    """The development server; ``start`` serves and watches in background threads."""
 
     daemon_threads = True
+    request_queue_size = LISTEN_BACKLOG
 
-    def __init__(self, corpus: Path, site: Path, port: int = 8000, interval: float = 0.5,
+    def __init__(self, corpus: Path, site: Path, port: int = 8000,
                  on_build: Callable[[BuildResult], None] | None = None,
                  on_error: Callable[[Exception], None] | None = None, verbose: bool = False) -> None:
-        self.corpus = corpus
+        self.corpus = corpus.resolve()
         self.site = site
-        self.interval = interval
         self.on_build = on_build
         self.on_error = on_error
         self.verbose = verbose
         self.generation = 0
         self.changed = threading.Condition()
         self.stopping = threading.Event()
+        self.streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)
+        self.watching = threading.Event()
         self.last_result: BuildResult | None = None
-        self._signature: tuple[object, ...] | None = None
+        self.last_built: float = 0.0
+        """``time.monotonic()`` when the last build that changed the site was published."""
+        self.builder: Builder | None = None
         self.rebuild()
         handler = partial(_Handler, directory=str(site))
         super().__init__(("127.0.0.1", port), handler)
+        self.allowed_hosts = {f"127.0.0.1:{self.port}", f"localhost:{self.port}", "127.0.0.1", "localhost"}
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that resets its connection is routine; anything else is printed only when verbose."""
+        if self.verbose:
+            super().handle_error(request, client_address)
 
     @property
     def port(self) -> int:
@@ -132,35 +192,106 @@ class DevServer(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/"
 
-    def rebuild(self) -> BuildResult | None:
-        self._signature = corpus_signature(self.corpus)
+    def rebuild(self, edited: set[str] | None = None, fresh: bool = False) -> BuildResult | None:
+        """Build (``edited``: just these notes changed; ``fresh``: settings changed, start a new builder)."""
         try:
-            result = build(self.corpus, self.site)
+            if fresh or self.builder is None:
+                self.builder = Builder(self.corpus, self.site)
+                edited = None
+            result = self.builder.build(edited=edited)
         except PapernotesError as exc:
+            self.builder = None  # the settings may be what is wrong: read them again next time
+            if self.on_error:
+                self.on_error(exc)
+            return None
+        except Exception as exc:  # noqa: BLE001 - a failing build must not stop the server
+            self.builder = None
             if self.on_error:
                 self.on_error(exc)
             return None
         self.last_result = result
         if self.on_build:
             self.on_build(result)
-        if not result.up_to_date:
+        if not result.up_to_date and (result.rendered or result.removed):
+            self.last_built = time.monotonic()
             with self.changed:
                 self.generation += 1
                 self.changed.notify_all()
         return result
 
-    def watch(self) -> None:
-        while not self.stopping.wait(self.interval):
+    # -- watching
+    def _settings_files(self) -> set[Path]:
+        """Files whose change means a new builder: the config, taxonomy files (the theme is a folder)."""
+        files = {self.corpus / CONFIG_NAME}
+        if self.builder is not None:
+            tax = self.builder.project.config.taxonomy
+            files.update(self.corpus / name for name in (*tax.venues, *tax.domains, *tax.topics))
+        return files
+
+    def _theme_dir(self) -> Path | None:
+        return self.builder.project.config.theme_path(self.corpus) if self.builder is not None else None
+
+    def classify(self, paths: set[str]) -> tuple[set[str], bool]:
+        """``(edited note paths relative to the corpus, whether settings or the theme changed)``."""
+        notes: set[str] = set()
+        settings = False
+        settings_files = {str(p) for p in self._settings_files()}
+        theme = self._theme_dir()
+        for raw in paths:
+            path = Path(raw)
+            if raw in settings_files or (theme is not None and path.is_relative_to(theme)):
+                settings = True
+                continue
             try:
-                if corpus_signature(self.corpus) != self._signature:
-                    self.rebuild()
-            except OSError as exc:  # a file vanished mid-scan: try again next tick
+                rel = path.relative_to(self.corpus)
+            except ValueError:
+                continue
+            parts = rel.parts
+            if not parts or any(p.startswith((".", "_")) or p == "node_modules" for p in parts):
+                continue
+            if rel.suffix == ".md" and not (len(parts) == 1 and parts[0] in SKIP_FILES):
+                notes.add(rel.as_posix())
+        return notes, settings
+
+    def watch(self) -> None:
+        """Rebuild on every batch of changes until ``stop``; a failing build never ends the loop."""
+        import watchfiles
+
+        output = self.site.resolve()
+
+        def wanted(change: Any, path: str) -> bool:
+            return not (path.startswith(str(output)) or f"{os.sep}{CACHE_DIR}" in path)
+
+        def roots() -> list[Path]:
+            theme = self._theme_dir()
+            return [self.corpus, *([theme] if theme is not None and not theme.is_relative_to(self.corpus) else [])]
+
+        while not self.stopping.is_set():
+            watched = roots()
+            try:
+                for changes in watchfiles.watch(*watched, watch_filter=wanted, debounce=DEBOUNCE_MS, step=10,
+                                                stop_event=self.stopping, rust_timeout=200, yield_on_timeout=True,
+                                                raise_interrupt=False):
+                    self.watching.set()  # the first (empty, on timeout) batch: the watches are in place
+                    if not changes:
+                        continue
+                    notes, settings = self.classify({path for _, path in changes})
+                    if settings:
+                        self.rebuild(fresh=True)
+                        if roots() != watched:
+                            break  # the theme folder moved: watch the new one
+                    elif notes:
+                        self.rebuild(edited=notes)
+            except Exception as exc:  # noqa: BLE001 - e.g. a watched folder vanished; try again
                 if self.on_error:
                     self.on_error(exc)
+                self.stopping.wait(0.5)
 
     def start(self) -> None:
+        """Serve and watch in background threads; returns once changes are being watched."""
         threading.Thread(target=self.serve_forever, name="papernotes-http", daemon=True).start()
         threading.Thread(target=self.watch, name="papernotes-watch", daemon=True).start()
+        self.watching.wait(timeout=10)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -171,7 +302,7 @@ class DevServer(ThreadingHTTPServer):
 
 
 def default_site_dir(corpus: Path) -> Path:
-    return corpus / ".papernotes" / "serve"
+    return corpus / CACHE_DIR / "serve"
 
 
 def wait_forever() -> None:  # pragma: no cover - interactive
@@ -179,4 +310,4 @@ def wait_forever() -> None:  # pragma: no cover - interactive
         time.sleep(3600)
 
 
-__all__ = ["DevServer", "corpus_signature", "default_site_dir"]
+__all__ = ["DevServer", "default_site_dir"]

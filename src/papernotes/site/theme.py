@@ -1,16 +1,24 @@
-"""Render stage: a ``Page`` becomes HTML through its Jinja2 template.
+"""Render stage: a ``Page`` becomes HTML through its Jinja2 template; the theme's assets are published.
 
 In: planned pages (and, for note pages, the note's Markdown body read from the
-corpus). Out: HTML bytes. Templates live in ``papernotes/templates`` and each
-receives ``page`` (the ``Page``), ``c`` (its context dataclass, documented in
-``contexts.py``), ``site`` (the ``SiteConfig``), ``lang``, ``t`` (translations),
-``root`` (relative path to the site root) and the ``rel`` filter that turns a
-site-relative URL into one relative to the current page.
+corpus), the site config and its optional theme folder (``theme_dir``). Out:
+HTML bytes per page, and the site's ``assets/`` folder.
+
+Templates and assets resolve by name through a chain: the theme folder's
+``templates/`` and ``static/`` first, then the package's (``papernotes/templates``,
+``papernotes/static``). A theme overrides any file by giving its name and adds
+new ones; the package's templates stay reachable as ``papernotes/NAME`` so an
+override can extend the template it replaces. Which context each template gets
+and the variables every template sees are declared here (``TEMPLATE_CONTEXTS``,
+``TEMPLATE_GLOBALS``, ``NOTE_VARIABLES``); ``scripts/gen_template_docs.py`` turns
+them and the context dataclasses of ``contexts.py`` into docs/templates.md.
 """
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
+import traceback
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -22,12 +30,80 @@ import jinja2
 from markupsafe import Markup
 
 from papernotes.config import SiteConfig
-from papernotes.site.contexts import NoteContext, Page, SiteLabels
-from papernotes.errors import Diagnostic, text_line, warning
 from papernotes.corpus.parse import split_front_matter
+from papernotes.errors import BuildError, Diagnostic, text_line, warning
+from papernotes.site.contexts import (
+    DomainContext,
+    DomainsIndexContext,
+    HomeContext,
+    NoteContext,
+    Page,
+    RedirectContext,
+    SimpleContext,
+    SiteLabels,
+    TopicContext,
+    TopicsIndexContext,
+    VenueContext,
+    VenueDomainContext,
+)
 from papernotes.site.markdown import markdown_body, rewrite_links
+from papernotes.site.publish import Staging
 
 _SAFE = "/#?=&%.-_~:+,;@!$'()*"
+PACKAGE_PREFIX = "papernotes/"
+"""Template names under this prefix always mean the package's own template, even when a theme overrides it."""
+ASSETS = "assets"
+"""Folder of the built site that receives the package's and the theme's ``static/`` files."""
+
+#: The page templates and the context dataclass each receives as ``c`` (the planner's contract).
+TEMPLATE_CONTEXTS: dict[str, type] = {
+    "home.html": HomeContext,
+    "venue.html": VenueContext,
+    "venue_domain.html": VenueDomainContext,
+    "note.html": NoteContext,
+    "domains.html": DomainsIndexContext,
+    "domain.html": DomainContext,
+    "topics.html": TopicsIndexContext,
+    "topic.html": TopicContext,
+    "search.html": SimpleContext,
+    "404.html": SimpleContext,
+    "redirect.html": RedirectContext,
+}
+
+#: Templates no page renders directly: the pages' templates extend or import them.
+PARTIAL_TEMPLATES: dict[str, str] = {
+    "base.html": "The page skeleton every page template extends; blocks `head`, `main` and `scripts`.",
+    "chrome.html": "Macros `header(root)` and `footer(root)`, rendered once per page depth and passed on as `chrome`.",
+    "macros.html": "Shared fragments: `papers(items, where=false)`, `tiles(links)`, `counted(links, suffix='')`; "
+                   "import them `with context` so `rel` knows the page.",
+}
+
+#: What every template sees besides its context: name -> meaning.
+TEMPLATE_GLOBALS: dict[str, str] = {
+    "page": "The `Page` being rendered: `page.url` (site-relative), `page.title`, `page.crumbs` (`Crumb` records), "
+            "`page.template`.",
+    "c": "The page's context dataclass, listed per template below.",
+    "site": "The site configuration (`papernotes.toml`): `site.title`, `site.description`, `site.base_url`, "
+            "`site.language`, …",
+    "lang": "Interface language: `zh` or `en`.",
+    "t": "Translated interface strings: `t('key')`, or `t('notes_count', n=3)` for strings with a placeholder "
+         "(keys in `papernotes/data/i18n.toml`).",
+    "root": "Path from this page to the site root, e.g. `../../` (empty on the home page; the absolute base path "
+            "on `404.html`, which is served at any depth).",
+    "rel": "Filter: `{{ 'topics/' | rel }}` turns a site-relative URL into one relative to the current page.",
+    "stars": "Function: `stars(3.5)` gives `★★★½☆`.",
+    "chrome": "Header and footer from `chrome.html`, pre-rendered for this page's depth: `chrome.header`, "
+              "`chrome.footer`.",
+    "has_math": "True when the page shows a formula; `base.html` then loads KaTeX.",
+}
+
+#: Extra variables of ``note.html``: the note's body, rendered at page time.
+NOTE_VARIABLES: dict[str, str] = {
+    "body_html": "The note's Markdown body as sanitised HTML, links to other notes already made relative.",
+    "toc": "The body's `##` headings, each with `id` and `text`.",
+    "has_summary_section": "True when the body has its own summary section (the one-line summary is then not "
+                           "repeated above it).",
+}
 
 
 @lru_cache(maxsize=None)
@@ -85,12 +161,13 @@ class Theme:
                  precompile: bool = True) -> None:
         self.config = config
         self.corpus = corpus
+        self.theme_dir = config.theme_path(corpus)
         self.labels = labels_for(config.language)
         self.base_path = urlsplit(config.base_url).path or "/"
         if not self.base_path.endswith("/"):
             self.base_path += "/"
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(resources.files("papernotes") / "templates")),
+            loader=template_loader(self.theme_dir),
             autoescape=True,
             undefined=jinja2.StrictUndefined,
             auto_reload=False,
@@ -98,7 +175,8 @@ class Theme:
             lstrip_blocks=True,
             bytecode_cache=_bytecode_cache(bytecode_dir),
         )
-        self.env.globals.update(site=config, lang=config.language, t=self.labels, stars=_stars)
+        self.globals: dict[str, Any] = {"site": config, "lang": config.language, "t": self.labels, "stars": _stars}
+        self.env.globals.update(self.globals)
         theme = self
 
         @jinja2.pass_context
@@ -107,8 +185,14 @@ class Theme:
 
         self.env.filters["rel"] = rel
         if precompile:  # compile once, before any worker forks (a small rebuild loads what it uses)
-            for name in self.env.list_templates():
-                self.env.get_template(name)
+            # ``papernotes/NAME`` is only reachable from a theme's templates: without one it would compile twice
+            names = self.env.list_templates(filter_func=lambda n: n.endswith(".html") and (
+                self.theme_dir is not None or not n.startswith(PACKAGE_PREFIX)))
+            for name in names:
+                try:
+                    self.env.get_template(name)
+                except jinja2.TemplateError as exc:
+                    raise self._failure(exc, name) from None
         self._chrome: dict[str, Chrome] = {}
 
     def chrome(self, root: str) -> Chrome:
@@ -130,19 +214,38 @@ class Theme:
             return self.base_path
         return relative_url("", page.url) if page.url else ""
 
-    def render(self, page: Page) -> tuple[bytes, list[Diagnostic]]:
+    def variables(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
+        """What ``page``'s template receives besides ``self.globals`` (and problems met reading the note)."""
         problems: list[Diagnostic] = []
         extra: dict[str, Any] = {}
-        has_math = False
         if isinstance(page.context, NoteContext):
             extra, problems = self._note_body(page)
             has_math = bool(extra.pop("body_has_math")) or 'class="math' in page.context.title_html
         else:
             has_math = _context_has_math(page.context)
-        template = self.env.get_template(page.template)
         root = self.root_for(page)
-        text = template.render(page=page, c=page.context, root=root, chrome=self.chrome(root), has_math=has_math, **extra)
+        return {"page": page, "c": page.context, "root": root, "chrome": self.chrome(root), "has_math": has_math,
+                **extra}, problems
+
+    def render(self, page: Page) -> tuple[bytes, list[Diagnostic]]:
+        try:
+            values, problems = self.variables(page)
+            text = self.env.get_template(page.template).render(values)
+        except jinja2.TemplateError as exc:
+            raise self._failure(exc, page.template) from None
         return text.encode("utf-8"), problems
+
+    def _failure(self, exc: jinja2.TemplateError, name: str) -> BuildError:
+        """A template that does not compile or render, as ``path:line: error: message`` (picklable for workers)."""
+        path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None) or 0
+        if path is None:  # a runtime error: Jinja rewrites the traceback to point at template lines
+            frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.endswith(".py")]
+            path, line = (frames[-1].filename, frames[-1].lineno or 0) if frames else (name, 0)
+        shown = Path(path)
+        if shown.is_absolute() and shown.is_relative_to(self.corpus):
+            shown = shown.relative_to(self.corpus)
+        where = f"{shown}:{line}" if line else str(shown)
+        return BuildError(f"{where}: error: template {name}: {exc.message or type(exc).__name__}")
 
     def _note_body(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
         ctx: NoteContext = page.context
@@ -175,6 +278,29 @@ class Theme:
         summary_in_body = any(s.key == "summary" for s in note.sections)
         return {"body_html": html, "toc": toc, "has_summary_section": summary_in_body,
                 "body_has_math": rendered.has_math}, problems
+
+
+def template_loader(theme_dir: Path | None) -> jinja2.BaseLoader:
+    """Theme templates first, then the package's; ``papernotes/NAME`` is always the package's ``NAME``."""
+    package = jinja2.FileSystemLoader(str(resources.files("papernotes") / "templates"))
+    chain: list[jinja2.BaseLoader] = [jinja2.PrefixLoader({PACKAGE_PREFIX.rstrip("/"): package})]
+    if theme_dir is not None and (theme_dir / "templates").is_dir():
+        chain.append(jinja2.FileSystemLoader(str(theme_dir / "templates")))
+    chain.append(package)
+    return jinja2.ChoiceLoader(chain)
+
+
+def copy_assets(staging: Staging, theme_dir: Path | None) -> None:
+    """Publish the package's ``static/`` tree overlaid with the theme's into the staged site's ``assets/``."""
+    dest = staging.path(ASSETS)
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(Path(str(resources.files("papernotes") / "static")), dest,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    if theme_dir is not None and (theme_dir / "static").is_dir():
+        # a theme is the site owner's own folder: leave out editor and VCS leftovers (dotfiles)
+        shutil.copytree(theme_dir / "static", dest, ignore=shutil.ignore_patterns(".*", "__pycache__"),
+                        dirs_exist_ok=True)
 
 
 def _bytecode_cache(directory: Path | None) -> jinja2.BytecodeCache | None:

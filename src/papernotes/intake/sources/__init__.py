@@ -5,31 +5,23 @@ saved response file. Output: a ``SourceResult`` of ``Paper`` records plus
 diagnostics for entries that could not be read. Sources never touch the corpus;
 ``papernotes.intake.ingest`` dedupes the papers and writes stub notes.
 
-Every source module exposes ``load(request: SourceRequest) -> SourceResult``;
-they are imported lazily so their dependencies (``arxiv``, ``bibtexparser``)
-load only when used.
+Every source is a module named after it that declares ``SOURCE = Source(name,
+load, help)``; the ``SOURCES`` registry finds them, so a new source is one module
+plus its test. Modules import their dependencies (``arxiv``, ``bibtexparser``)
+inside ``load``, so listing the sources costs nothing.
 """
 from __future__ import annotations
 
-import importlib
-import json
+import json as jsonlib  # not `json`: the `json` source module becomes this package's attribute
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from papernotes.errors import Diagnostic, PapernotesError
-from papernotes.corpus.parse import arxiv_id_of
-
-#: Source name -> module implementing it (relative to this package).
-SOURCES: dict[str, str] = {
-    "openreview": ".openreview",
-    "arxiv": ".arxiv",
-    "bibtex": ".bibtex",
-    "csv": ".table",
-    "json": ".table",
-}
+from papernotes.registry import Registry, UnknownName
 
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+?(?=[.,;:)\]]*(?:\s|$))")
 
@@ -87,7 +79,7 @@ class SourceRequest:
     max_results: int = 200
     """Upper bound for open-ended queries (arXiv search)."""
     kind: str = ""
-    """The source name as typed (``csv`` and ``json`` share a module)."""
+    """The source name as typed (``csv`` and ``json`` share their reader)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +88,29 @@ class SourceResult:
     diagnostics: tuple[Diagnostic, ...] = field(default=())
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """One way of reading paper metadata, as the ``ingest`` command names it."""
+
+    name: str
+    """The ``SOURCE`` argument of ``papernotes ingest``."""
+    load: Callable[[SourceRequest], SourceResult]
+    """Reads the papers the request asks for; raises ``SourceError`` when it cannot read at all."""
+    help: str
+    """What the source's arguments are, for ``--help``."""
+
+
+SOURCES: Registry[Source] = Registry("source", __name__, "SOURCE")
+"""Every source, from the ``SOURCE`` attribute of the modules of this package."""
+
+
 def load_source(name: str, request: SourceRequest) -> SourceResult:
     """Run the named source; unknown names raise ``SourceError``."""
-    module_name = SOURCES.get(name)
-    if module_name is None:
-        raise SourceError(f"unknown source {name!r}; choose one of: {', '.join(SOURCES)}")
-    module = importlib.import_module(module_name, __name__)
-    return module.load(request)  # type: ignore[no-any-return]
+    try:
+        source = SOURCES.get(name)
+    except UnknownName as exc:
+        raise SourceError(str(exc)) from None
+    return source.load(request)
 
 
 # ---------------------------------------------------------------- helpers shared by sources
@@ -133,14 +141,16 @@ def arxiv_id(value: str) -> str:
     value = (value or "").strip()
     if not value:
         return ""
+    from papernotes.corpus.parse import arxiv_id_of
+
     m = re.search(r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", value)
     return arxiv_id_of(m.group(0)) if m else ""
 
 
 def parse_json(text: str, where: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return jsonlib.loads(text)
+    except jsonlib.JSONDecodeError as exc:
         raise SourceError(f"{where}:{exc.lineno}: invalid JSON: {exc.msg}") from None
 
 

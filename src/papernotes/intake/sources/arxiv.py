@@ -16,7 +16,17 @@ from typing import Any
 
 from papernotes.errors import Diagnostic, error
 from papernotes.extras import require
-from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
+from papernotes.intake.sources import (
+    Paper,
+    Source,
+    SourceError,
+    SourceRequest,
+    SourceResult,
+    arxiv_id,
+    clean_text,
+    code_link,
+    read_text,
+)
 
 _NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 _ACCEPTED = re.compile(r"(?:accepted|published|to appear|appear(?:s|ed)?)\s+(?:at|in|to|by)\s+(?:the\s+)?([^.;,]+)",
@@ -112,3 +122,6 @@ def fetch(args: tuple[str, ...], max_results: int, api_url: str | None) -> Sourc
     except (arxiv.ArxivError, OSError) as exc:  # requests' errors derive from OSError
         raise SourceError(f"arxiv: {exc}") from None
     return SourceResult(tuple(papers))
+
+
+SOURCE = Source("arxiv", load, "arXiv ids, or the words of a search query (--from-file: saved Atom XML)")

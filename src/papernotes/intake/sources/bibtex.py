@@ -14,7 +14,17 @@ from pathlib import Path
 
 from papernotes.errors import Diagnostic, error, warning
 from papernotes.extras import require
-from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, read_text
+from papernotes.intake.sources import (
+    Paper,
+    Source,
+    SourceError,
+    SourceRequest,
+    SourceResult,
+    arxiv_id,
+    clean_text,
+    code_link,
+    read_text,
+)
 
 
 def load(request: SourceRequest) -> SourceResult:
@@ -110,3 +120,6 @@ def _field_text(value: object) -> str:
     if isinstance(value, list):
         value = " ".join(map(str, value))
     return clean_text(value)
+
+
+SOURCE = Source("bibtex", load, ".bib files")

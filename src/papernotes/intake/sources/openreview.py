@@ -22,7 +22,18 @@ import urllib.request
 from typing import Any
 
 from papernotes.errors import Diagnostic, error
-from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, parse_json, read_text
+from papernotes.intake.sources import (
+    Paper,
+    Source,
+    SourceError,
+    SourceRequest,
+    SourceResult,
+    arxiv_id,
+    clean_text,
+    code_link,
+    parse_json,
+    read_text,
+)
 
 API_URL = "https://api2.openreview.net"
 SITE_URL = "https://openreview.net"
@@ -181,3 +192,6 @@ def fetch_accepted(venue_id: str, base_url: str = API_URL) -> list[Any]:
         total = data.get("count") if isinstance(data, dict) else None
         if len(page) < PAGE or (isinstance(total, int) and len(notes) >= total):
             return notes
+
+
+SOURCE = Source("openreview", load, "a venue id such as ICML.cc/2026/Conference (accepted papers only; --from-file: saved notes JSON)")

@@ -1,4 +1,4 @@
-"""CSV and JSON sources: one paper per row or object.
+"""What the CSV and JSON sources share: one paper per row or object.
 
 Columns (case-insensitive): ``title`` (required), ``authors`` (a list, or one
 cell separated by ``;`` or `` and ``; commas only when neither is present),
@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.errors import Diagnostic, error, warning
-from papernotes.intake.sources import Paper, SourceError, SourceRequest, SourceResult, arxiv_id, clean_text, code_link, parse_json, read_text
+from papernotes.intake.sources import (
+    Paper,
+    SourceError,
+    SourceRequest,
+    SourceResult,
+    arxiv_id,
+    clean_text,
+    code_link,
+    parse_json,
+    read_text,
+)
 
 COLUMNS = ("title", "authors", "abstract", "venue", "year", "arxiv", "openreview", "pdf", "code", "url", "keywords")
 _ALIASES = {"author": "authors", "summary": "abstract", "arxiv_id": "arxiv", "eprint": "arxiv", "link": "url",

@@ -1,0 +1,310 @@
+"""The build cache: one SQLite database under ``CORPUS/.papernotes/``, read and written only here.
+
+It remembers, per note file, the parse result keyed by (mtime, size), and per
+built site what was published: a ``Published`` record (salt, counts, a digest
+of the corpus scan, the resolve stage's diagnostics), a ``PublishedNote`` row
+per note file (digest, listing key, URL, place on its venue × domain page),
+the site's directory pages and the fingerprint of every page. A rebuild compares the corpus with that record,
+re-parses and re-renders only what changed, and — when only note bodies
+changed — never decodes the other notes. Deleting the directory is always safe.
+"""
+from __future__ import annotations
+
+import marshal
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from dataclasses import replace as replace_state
+from pathlib import Path
+from typing import Any
+
+from papernotes import __version__
+from papernotes.errors import Diagnostic, Severity
+
+SCHEMA_VERSION = f"{__version__}-9"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS notes (
+    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL, problems BLOB);
+CREATE TABLE IF NOT EXISTS note_records (path TEXT PRIMARY KEY, record BLOB);
+CREATE TABLE IF NOT EXISTS published (site TEXT PRIMARY KEY, record BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS published_notes (
+    site TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, listing TEXT, url TEXT,
+    cell TEXT, position INTEGER, title TEXT, PRIMARY KEY (site, path));
+CREATE INDEX IF NOT EXISTS published_notes_cell ON published_notes (site, cell, position);
+CREATE TABLE IF NOT EXISTS pages (
+    site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
+CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS page_problems_url ON page_problems (site, url);
+"""
+_TABLES = ("blobs", "notes", "note_records", "published", "published_notes", "pages", "page_problems")
+
+
+def encode_problem(d: Diagnostic) -> tuple[str, int, str, str, str]:
+    return (d.path, d.line, d.message, d.severity.value, d.code)
+
+
+def decode_problem(row: Sequence[Any]) -> Diagnostic:
+    path, line, message, severity, code = row
+    return Diagnostic(path, line, message, Severity(severity), code)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRow:
+    """One note file as the parse cache knows it."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+    """SHA-1 of the file's bytes."""
+    record: Any
+    """``Note.to_row()`` (``None`` when the file did not parse); stored apart, decoded only on demand."""
+    problems: tuple[tuple[str, int, str, str, str], ...]
+    """The parse diagnostics, encoded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """What the last successful build of one site published (everything but the per-note rows)."""
+
+    salt: str
+    """Code, config and taxonomy fingerprint the site was built with; another salt means a full rebuild."""
+    notes: int
+    """Notes on the site."""
+    pages: int
+    """Pages on the site."""
+    scan: str
+    """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
+    equal to the current scan means nothing changed. Empty while a publish is under way."""
+    problems: tuple[Diagnostic, ...]
+    """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedNote:
+    """A note file as its site shows it; the fields after ``digest`` are ``None`` for a file not on the site."""
+
+    path: str
+    digest: str
+    """The file digest the site was built from."""
+    listing: str | None = None
+    """Digest of what other pages show of the note (``resolve.listing_key``)."""
+    url: str | None = None
+    cell: str | None = None
+    """URL of its venue × domain page."""
+    position: int | None = None
+    """Index on that page (notes are ordered by slug): neighbours are ``position ± 1``."""
+    title: str | None = None
+    """Plain title, the label of the links its neighbours' pages make to it."""
+
+
+class BuildCache:
+    """Thin wrapper over the cache database; every method is one transaction or less."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        if path is None:
+            self.db = sqlite3.connect(":memory:")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+        row = None
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:
+            pass
+        if row is None or row[0] != SCHEMA_VERSION:
+            with self.db:  # an older layout: start afresh (it is only a cache)
+                for table in (*_TABLES, "meta"):
+                    self.db.execute(f"DROP TABLE IF EXISTS {table}")
+                self.db.executescript(_SCHEMA)
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> BuildCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- notes: one row per file; the parse record is marshalled (fast to load) and decoded on demand
+    def stale_notes(self, files: Sequence[tuple[str, int, int]]) -> tuple[list[Any], list[str]]:
+        """The ``(path, mtime_ns, size)`` files whose row differs or is missing, and the paths of rows with no file.
+
+        The comparison runs inside SQLite (the scan goes into a temporary table): with tens of
+        thousands of notes and one edit, building Python dictionaries of every row cost more.
+        """
+        with self.db:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS scan (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER)")
+            self.db.execute("DELETE FROM temp.scan")
+            self.db.executemany("INSERT INTO temp.scan VALUES (?, ?, ?)", files)
+            stale = {path for (path,) in self.db.execute(
+                "SELECT s.path FROM temp.scan s LEFT JOIN notes n ON n.path = s.path "
+                "WHERE n.path IS NULL OR n.mtime_ns != s.mtime_ns OR n.size != s.size")}
+            removed = [path for (path,) in self.db.execute(
+                "SELECT n.path FROM notes n LEFT JOIN temp.scan s ON s.path = n.path WHERE s.path IS NULL")]
+            self.db.execute("DELETE FROM temp.scan")
+        return [f for f in files if f[0] in stale], removed
+
+    def note_digests(self) -> dict[str, str]:
+        """Every cached note's path (in path order) -> digest of its bytes."""
+        return dict(self.db.execute("SELECT path, digest FROM notes ORDER BY path"))
+
+    def changed_since_published(self, site: str, paths: Iterable[str] | None = None) -> tuple[set[str], set[str]]:
+        """Note files whose digest differs from (or is missing in) what ``site`` was built from, and
+        files it was built from that are gone; compared inside SQLite, like ``stale_notes``.
+        ``paths`` limits the comparison to those files."""
+        if paths is not None:
+            changed, removed = set(), set()
+            for path in paths:
+                now = self.db.execute("SELECT digest FROM notes WHERE path = ?", (path,)).fetchone()
+                then = self.db.execute("SELECT digest FROM published_notes WHERE site = ? AND path = ?",
+                                       (site, path)).fetchone()
+                if now is None and then is not None:
+                    removed.add(path)
+                elif now is not None and (then is None or then[0] != now[0]):
+                    changed.add(path)
+            return changed, removed
+        changed = {path for (path,) in self.db.execute(
+            "SELECT n.path FROM notes n LEFT JOIN published_notes p ON p.site = ? AND p.path = n.path "
+            "WHERE p.digest IS NULL OR p.digest != n.digest", (site,))}
+        removed = {path for (path,) in self.db.execute(
+            "SELECT p.path FROM published_notes p LEFT JOIN notes n ON n.path = p.path "
+            "WHERE p.site = ? AND n.path IS NULL", (site,))}
+        return changed, removed
+
+    def note_records(self, paths: Iterable[str] | None = None) -> dict[str, Any]:
+        """``{path: Note.to_row() or None}`` of ``paths`` (all when ``None``); the records, unmarshalled."""
+        if paths is None:
+            rows = list(self.db.execute("SELECT path, record FROM note_records"))
+        else:
+            wanted = list(paths)
+            rows = []
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i:i + 500]
+                rows.extend(self.db.execute(
+                    f"SELECT path, record FROM note_records WHERE path IN ({','.join('?' * len(chunk))})", chunk))
+        return {path: marshal.loads(record) if record is not None else None for path, record in rows}
+
+    def note_problems(self) -> dict[str, tuple[Diagnostic, ...]]:
+        """Parse diagnostics of every note that has some (cheap: notes without problems are not read)."""
+        return {path: tuple(decode_problem(r) for r in marshal.loads(blob))
+                for path, blob in self.db.execute("SELECT path, problems FROM notes WHERE problems IS NOT NULL")}
+
+    def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = ()) -> None:
+        """Store the rows of ``changed`` notes and drop ``removed`` ones."""
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", (
+                (p, r.mtime_ns, r.size, r.digest, marshal.dumps(r.problems) if r.problems else None)
+                for p, r in changed.items()))
+            self.db.executemany("INSERT OR REPLACE INTO note_records VALUES (?, ?)", (
+                (p, marshal.dumps(r.record) if r.record is not None else None) for p, r in changed.items()))
+            self.db.executemany("DELETE FROM notes WHERE path = ?", ((p,) for p in removed))
+            self.db.executemany("DELETE FROM note_records WHERE path = ?", ((p,) for p in removed))
+
+    # -- small keyed values (the topic memo)
+    def load_blob(self, key: str) -> Any:
+        row = self.db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
+        return marshal.loads(row[0]) if row else None
+
+    def save_blob(self, key: str, value: Any) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, marshal.dumps(value)))
+
+    def delete_blobs(self, prefix: str) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM blobs WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+
+    # -- what a site published
+    def published(self, site: str) -> Published | None:
+        row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
+        if row is None:
+            return None
+        salt, notes, pages, scan, problems = marshal.loads(row[0])
+        return Published(salt, notes, pages, scan, tuple(decode_problem(p) for p in problems))
+
+    def published_urls(self, site: str) -> frozenset[str]:
+        """Every directory page of the site (kept apart: only a re-rendered note with links needs it)."""
+        return frozenset(self.load_blob(f"urls:{site}") or ())
+
+    def published_notes(self, site: str, paths: Iterable[str]) -> dict[str, PublishedNote]:
+        out = {}
+        for path in paths:
+            row = self.db.execute("SELECT path, digest, listing, url, cell, position, title FROM published_notes "
+                                  "WHERE site = ? AND path = ?", (site, path)).fetchone()
+            if row is not None:
+                out[path] = PublishedNote(*row)
+        return out
+
+    def neighbour(self, site: str, cell: str, position: int) -> PublishedNote | None:
+        row = self.db.execute("SELECT path, digest, listing, url, cell, position, title FROM published_notes "
+                              "WHERE site = ? AND cell = ? AND position = ?", (site, cell, position)).fetchone()
+        return PublishedNote(*row) if row is not None else None
+
+    def published_urls_by_path(self, site: str) -> dict[str, str]:
+        return dict(self.db.execute("SELECT path, url FROM published_notes WHERE site = ? AND url IS NOT NULL",
+                                    (site,)))
+
+    def record_published(self, site: str, state: Published, notes: Iterable[PublishedNote], *,
+                         replace: bool, urls: Iterable[str] | None = None) -> None:
+        """Record a publication; ``replace`` drops the rows of notes not given (a full plan)."""
+        record = marshal.dumps((state.salt, state.notes, state.pages, state.scan,
+                                [encode_problem(d) for d in state.problems]))
+        with self.db:
+            if replace:
+                self.db.execute("DELETE FROM published_notes WHERE site = ?", (site,))
+            if urls is not None:
+                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
+            self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
+                (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title) for n in notes))
+            self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
+
+    def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:
+        """Forget that these notes and pages are published as recorded: they are about to change, and a
+        publish killed half-way must leave them to be redone, whatever the notes say by then."""
+        with self.db:
+            self.db.executemany("DELETE FROM published_notes WHERE site = ? AND path = ?", ((site, p) for p in paths))
+            self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in urls))
+        self.record_published(site, replace_state(state, scan=""), (), replace=False)
+
+    def forget_site(self, site: str) -> None:
+        with self.db:
+            for table in ("published", "published_notes", "pages", "page_problems"):
+                self.db.execute(f"DELETE FROM {table} WHERE site = ?", (site,))
+
+    # -- pages
+    def page_fingerprints(self, site: str, urls: Iterable[str] | None = None) -> dict[str, str]:
+        if urls is None:
+            return dict(self.db.execute("SELECT url, fingerprint FROM pages WHERE site = ?", (site,)))
+        out = {}
+        for url in urls:
+            row = self.db.execute("SELECT fingerprint FROM pages WHERE site = ? AND url = ?", (site, url)).fetchone()
+            if row is not None:
+                out[url] = row[0]
+        return out
+
+    def record_pages(self, site: str, fingerprints: dict[str, str], removed: Iterable[str] = (), *,
+                     replace: bool = False) -> None:
+        with self.db:
+            if replace:
+                self.db.execute("DELETE FROM pages WHERE site = ?", (site,))
+            self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in removed))
+            self.db.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?)",
+                                ((site, u, f) for u, f in fingerprints.items()))
+
+    def page_problems(self, site: str) -> list[Diagnostic]:
+        return [decode_problem(marshal.loads(b))
+                for (b,) in self.db.execute("SELECT record FROM page_problems WHERE site = ?", (site,))]
+
+    def update_page_problems(self, site: str, cleared: Iterable[str], found: Iterable[tuple[str, Diagnostic]]) -> None:
+        """Forget the problems of re-rendered or removed pages, then record the new ones."""
+        with self.db:
+            self.db.executemany("DELETE FROM page_problems WHERE site = ? AND url = ?", ((site, u) for u in cleared))
+            self.db.executemany("INSERT INTO page_problems VALUES (?, ?, ?)",
+                                ((site, u, marshal.dumps(encode_problem(d))) for u, d in found))

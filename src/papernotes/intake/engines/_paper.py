@@ -1,0 +1,176 @@
+"""Draft stage, reading for a prompt: what of a paper goes into the drafting requests (pure functions).
+
+In: a ``PaperText`` and the model's context size. Out: a ``Reading``: the
+whole paper in one request when it fits, else the chunks of a map-reduce over
+its sections (each chunk one map request that fits) and the introduction the
+reduce request gets besides the facts. Text is laid out as ``## heading [p.
+N]`` blocks with ``[p. N]`` where a paragraph starts on a new page, table rows
+one per line, so the model can cite pages and copy numbers as printed.
+
+Token counts are estimated, not measured (no tokenizer download): a CJK
+character counts as one token and any three other characters as one, which
+overestimates English (about four characters a token) on purpose.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from papernotes.intake.paper import PaperText, Section
+
+_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+_INTRO = re.compile(r"introduction|引言|简介|绪论|概述", re.I)
+MIN_CHUNK_TOKENS = 512
+"""Smallest map chunk, whatever the context: below it a map request is mostly prompt."""
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token count: wide (CJK) characters one each, any three others one."""
+    wide = len(_WIDE.findall(text))
+    return wide + -(-(len(text) - wide) // 3)
+
+
+def reply_reserve(context_tokens: int) -> int:
+    """Room kept for the model's reply: a quarter of the context, at most 8,192 tokens."""
+    return min(8192, context_tokens // 4)
+
+
+def section_text(section: Section) -> str:
+    lines = [f"## {section.heading or 'Title, authors and abstract'} [p. {section.page}]"]
+    page = section.page
+    for paragraph in section.paragraphs:
+        lines.append(f"[p. {paragraph.page}] {paragraph.text}" if paragraph.page != page else paragraph.text)
+        page = paragraph.page
+    return "\n\n".join(lines)
+
+
+def full_text(paper: PaperText, appendix: bool = True) -> str:
+    sections = (*paper.sections, *(paper.appendix if appendix else ()))
+    return "\n\n".join(section_text(s) for s in sections if s.paragraphs or s.heading)
+
+
+def introduction(paper: PaperText) -> str:
+    """The introduction section (by title, else the first numbered section), as prompt text."""
+    found = next((s for s in paper.sections if _INTRO.search(s.title)), None)
+    found = found or next((s for s in paper.sections if s.level >= 1), None)
+    return section_text(found) if found is not None else ""
+
+
+def abstract_of(paper: PaperText) -> str:
+    """The abstract as printed on the first page (after the word "Abstract"), or ``""``."""
+    front = " ".join(p.text for s in paper.sections if s.level == 0 for p in s.paragraphs)
+    m = re.search(r"\b(?:Abstract|ABSTRACT)\b[\s.:—-]*(.+)|摘\s*要[\s:：]*(.+)", front, re.S)
+    return " ".join((m.group(1) or m.group(2)).split()) if m else ""
+
+
+def fit(text: str, tokens: int) -> str:
+    """``text`` cut at a line end so it stays within ``tokens`` (whole when it fits)."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    out: list[str] = []
+    used = 0
+    for line in text.split("\n"):
+        cost = estimate_tokens(line) + 1
+        if used + cost > tokens:
+            break
+        out.append(line)
+        used += cost
+    return "\n".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One map request's share of the paper: whole sections where they fit, else parts of one."""
+
+    label: str
+    """The headings it covers, e.g. ``3 Experiments – 3.2 Ablations``."""
+    text: str
+
+
+def _units(paper: PaperText, budget: int) -> list[tuple[str, str]]:
+    """(heading, text) per section; a section over ``budget`` is split at paragraph ends."""
+    out: list[tuple[str, str]] = []
+    for section in (*paper.sections, *paper.appendix):
+        text = section_text(section)
+        name = section.heading or "Front matter"
+        if estimate_tokens(text) <= budget:
+            out.append((name, text))
+            continue
+        head, *paragraphs = text.split("\n\n")
+        piece, part = head, 1
+        room = max(1, budget - estimate_tokens(head) - 16)
+        for paragraph in (p for para in paragraphs for p in _pieces(para, room)):
+            candidate = f"{piece}\n\n{paragraph}"
+            if estimate_tokens(candidate) > budget and piece != head:
+                out.append((f"{name} (part {part})", piece))
+                piece, part = f"{head} (continued)\n\n{paragraph}", part + 1
+            else:
+                piece = candidate
+        out.append((f"{name} (part {part})" if part > 1 else name, piece))
+    return out
+
+
+def _pieces(paragraph: str, budget: int) -> list[str]:
+    """A paragraph in pieces of at most ``budget`` tokens: whole, else by lines (table rows), else by characters."""
+    if estimate_tokens(paragraph) <= budget:
+        return [paragraph]
+    out: list[str] = []
+    for line in paragraph.split("\n"):
+        # a character is at most one token, so ``budget`` characters always fit
+        for part in (line[i:i + budget] for i in range(0, len(line), budget)) if estimate_tokens(line) > budget else [line]:
+            if out and estimate_tokens(f"{out[-1]}\n{part}") <= budget:
+                out[-1] = f"{out[-1]}\n{part}"
+            else:
+                out.append(part)
+    return out
+
+
+def chunks(paper: PaperText, budget: int) -> list[Chunk]:
+    """Consecutive sections packed into chunks of at most ``budget`` estimated tokens."""
+    out: list[Chunk] = []
+    names: list[str] = []
+    texts: list[str] = []
+    used = 0
+    for name, text in _units(paper, budget):
+        cost = estimate_tokens(text) + 1
+        if texts and used + cost > budget:
+            out.append(Chunk(_label(names), "\n\n".join(texts)))
+            names, texts, used = [], [], 0
+        names.append(name)
+        texts.append(text)
+        used += cost
+    if texts:
+        out.append(Chunk(_label(names), "\n\n".join(texts)))
+    return out
+
+
+def _label(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{names[0]} – {names[-1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How a paper goes to the model."""
+
+    mode: Literal["abstract", "full", "map"]
+    """``abstract``: no readable paper; ``full``: one request; ``map``: map-reduce over ``chunks``."""
+    text: str = ""
+    """``full``: the paper's text (the appendix left out when only that makes it fit)."""
+    chunks: tuple[Chunk, ...] = ()
+    introduction: str = ""
+    """``map``: the introduction, which the reduce request gets besides the facts."""
+
+
+def plan(paper: PaperText | None, context_tokens: int, draft_overhead: int, map_overhead: int) -> Reading:
+    """``full`` when the paper fits one request beside the prompt (``*_overhead`` tokens) and the reply, else ``map``."""
+    if paper is None:
+        return Reading("abstract")
+    budget = context_tokens - reply_reserve(context_tokens) - draft_overhead
+    for appendix in (True, False):
+        text = full_text(paper, appendix)
+        if estimate_tokens(text) <= budget:
+            return Reading("full", text=text)
+    map_budget = max(MIN_CHUNK_TOKENS, context_tokens - reply_reserve(context_tokens) - map_overhead)
+    return Reading("map", chunks=tuple(chunks(paper, map_budget)),
+                   introduction=fit(introduction(paper), max(MIN_CHUNK_TOKENS, budget // 4)))

@@ -1,0 +1,138 @@
+"""Reading stage, cleanup: lines in reading order lose their junk and become paragraphs.
+
+In: ``Line`` records of every page. Out: the same lines without embedded
+base64 runs (figure metadata some PDFs carry as text), page numbers and
+running headers, ligatures spelled out; then, per section, ``Paragraph``
+records: prose lines joined (a word hyphenated across a line break joined
+back), table rows kept one per line with their numbers verbatim, each
+paragraph with the page it starts on.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from statistics import median
+
+from papernotes.intake.paper.layout import Line
+from papernotes.intake.paper.model import Paragraph
+
+BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+BASE64_TAIL = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
+                           "\ufb05": "st", "\ufb06": "st", "\u00ad": ""})
+MARGIN = 0.075
+"""Share of the page height at the top and bottom where page numbers and running headers live."""
+NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
+TERMINAL = (".", ":", "?", "!", "。", "：")
+HYPHENATED = re.compile(r"\b([A-Za-z]+)-([a-z]+)\b")
+
+
+def _is_base64(run: str) -> bool:
+    """Long runs of the base64 alphabet with mixed case and digits; long words and hex hashes are kept."""
+    return (any(c.isdigit() for c in run) or "+" in run or "/" in run) and any(c.isupper() for c in run) \
+        and any(c.islower() for c in run)
+
+
+def strip_base64(text: str) -> str:
+    """``text`` without base64 runs; a line that is nothing but the tail of one becomes empty."""
+    if len(text) >= 24 and BASE64_TAIL.fullmatch(text.strip()) and _is_base64(text):
+        return ""
+    if len(text) < 40:
+        return text
+    out = BASE64_RUN.sub(lambda m: "" if _is_base64(m.group(0)) else m.group(0), text)
+    return " ".join(out.split()) if out != text else text
+
+
+def _margin_key(line: Line) -> str:
+    return re.sub(r"\d+", "#", line.text.casefold()).strip()
+
+
+def clean_lines(lines: Sequence[Line], heights: dict[int, float]) -> list[Line]:
+    """Drop base64 junk, page numbers and running headers/footers (a margin line on three or more pages)."""
+    def in_margin(line: Line) -> bool:
+        h = heights.get(line.page, 0) or 1
+        return line.y > h * (1 - MARGIN) or line.y < h * MARGIN
+
+    repeated = Counter(_margin_key(line) for line in lines if in_margin(line))
+    pages = len(heights)
+    out: list[Line] = []
+    for line in lines:
+        text = strip_base64(line.text.translate(LIGATURES))
+        if not text.strip():
+            continue
+        if in_margin(line) and (re.fullmatch(r"\d{1,4}|[ivxlc]{1,6}", text.strip())
+                                or (pages >= 3 and repeated[_margin_key(line)] >= 3)):
+            continue
+        out.append(line if text == line.text else replace(line, text=text))
+    return out
+
+
+def is_row(line: Line) -> bool:
+    """A table row: three or more cells, or a line that is mostly numbers."""
+    if line.cells >= 3:
+        return True
+    numbers = len(NUMBER.findall(line.text))
+    return numbers >= 3 and 2 * numbers >= len(line.text.split())
+
+
+def _flow(line: Line) -> tuple[int, int, int]:
+    return (line.page, line.column, line.band if line.column else -1)
+
+
+def _line_gaps(lines: Sequence[Line]) -> dict[int, float]:
+    """Typical baseline distance per page, to tell a paragraph break from a line break."""
+    gaps: dict[int, list[float]] = {}
+    for a, b in zip(lines, lines[1:]):
+        if _flow(a) == _flow(b) and 0 < a.y - b.y < 3 * a.size:
+            gaps.setdefault(a.page, []).append(a.y - b.y)
+    return {page: median(values) for page, values in gaps.items()}
+
+
+def known_hyphenated(lines: Sequence[Line]) -> frozenset[str]:
+    """Hyphenated words written on one line somewhere in the paper (``two-stage``): breaks there keep the hyphen."""
+    return frozenset(m.group(0).casefold() for line in lines for m in HYPHENATED.finditer(line.text))
+
+
+def join_prose(text: str, line: str, hyphenated: frozenset[str]) -> str:
+    if not text:
+        return line
+    if text.endswith("-") and line[:1].islower() and len(text) > 1 and text[-2].isalpha():
+        head = re.search(r"([A-Za-z]+)-$", text)
+        tail = re.match(r"[a-z]+", line)
+        if head and tail and f"{head.group(1)}-{tail.group(0)}".casefold() in hyphenated:
+            return text + line
+        return text[:-1] + line
+    return f"{text} {line}"
+
+
+def paragraphs(lines: Sequence[Line], hyphenated: frozenset[str] = frozenset()) -> tuple[Paragraph, ...]:
+    """Group one section's lines into paragraphs."""
+    gaps = _line_gaps(lines)
+    out: list[Paragraph] = []
+    text, page, rows = "", 0, False
+    prev: Line | None = None
+    for line in lines:
+        row = is_row(line)
+        brk = prev is None or row != rows
+        if prev is not None and not brk:
+            ended = row or text.endswith(TERMINAL)
+            if _flow(prev) == _flow(line):
+                gap = prev.y - line.y
+                typical = gaps.get(line.page, 1.2 * line.size)
+                indented = not row and ended and line.x > prev.x + 0.8 * line.size
+                brk = gap > (2.5 if row else 1.5) * typical or gap < 0 or indented
+            else:
+                brk = ended  # a column or page turn continues the sentence it interrupts
+        if brk and text:
+            out.append(Paragraph(text, page))
+            text = ""
+        if not text:
+            page = line.page
+        text = f"{text}\n{line.text}" if row and text else join_prose(text, line.text, hyphenated)
+        rows = row
+        prev = line
+    if text:
+        out.append(Paragraph(text, page))
+    return tuple(out)

@@ -1,0 +1,107 @@
+"""Records of the reading stage: what a paper's PDF says, as the pipeline sees it.
+
+``PaperText`` is the output of ``papernotes.intake.paper.read_paper`` and the
+input of drafting and of the grounding check. It is immutable and plain enough
+to go through JSON unchanged (the cache stores it that way).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from papernotes.errors import PapernotesError
+
+OutlineSource = Literal["outline", "headings", "none"]
+
+
+class PaperError(PapernotesError):
+    """A PDF that cannot be read: callers report it (``path: error: …``) and fall back to the abstract."""
+
+    exit_code = 1
+
+    def __init__(self, path: str, reason: str, kind: str) -> None:
+        self.path = path
+        self.reason = reason
+        self.kind = kind
+        """One of ``not-pdf``, ``truncated``, ``encrypted``, ``no-text``, ``unreadable``, ``missing``."""
+        super().__init__(f"{path}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    text: str
+    """Prose joined into one line; table rows stay one per line (``\\n``), cells verbatim."""
+    page: int
+    """1-based page the paragraph starts on."""
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    number: str
+    """As printed: ``3.2``, ``A``, ``A.1``; ``""`` for unnumbered sections and the front matter."""
+    title: str
+    """Heading text without its number; ``""`` for the text before the first heading (title, abstract)."""
+    page: int
+    level: int
+    """1 for ``3``, 2 for ``3.2``…; 0 for the front matter before the first heading."""
+    paragraphs: tuple[Paragraph, ...]
+
+    @property
+    def heading(self) -> str:
+        return f"{self.number} {self.title}".strip()
+
+
+@dataclass(frozen=True, slots=True)
+class PaperText:
+    """Everything the pipeline reads from one PDF."""
+
+    sha256: str
+    """Hash of the PDF's bytes: the cache key, and what a note's grounding record points at."""
+    pages: int
+    title: str
+    """From the PDF metadata, else the first line of the first page; may be ``""``."""
+    sections: tuple[Section, ...]
+    """The paper body in reading order, the front matter (title, authors, abstract) first."""
+    appendix: tuple[Section, ...]
+    """Sections after the references (or from the first ``A``/``Appendix`` heading), kept apart."""
+    references_cut: bool
+    """True when a References/Bibliography section was found and left out."""
+    outline_source: OutlineSource
+    """Where the sections came from: the PDF outline (bookmarks), numbered headings, or nothing found."""
+    empty_pages: tuple[int, ...] = ()
+    """1-based pages with no text layer (figures only, or scanned)."""
+
+    def paragraphs(self, appendix: bool = True) -> Iterator[tuple[Section, Paragraph]]:
+        for section in (*self.sections, *(self.appendix if appendix else ())):
+            for paragraph in section.paragraphs:
+                yield section, paragraph
+
+    def text(self, appendix: bool = True) -> str:
+        """Plain text: headings and paragraphs separated by blank lines."""
+        parts: list[str] = []
+        for section in (*self.sections, *(self.appendix if appendix else ())):
+            if section.heading:
+                parts.append(section.heading)
+            parts.extend(p.text for p in section.paragraphs)
+        return "\n\n".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        def sections(items: tuple[Section, ...]) -> list[dict[str, Any]]:
+            return [{"number": s.number, "title": s.title, "page": s.page, "level": s.level,
+                     "paragraphs": [{"page": p.page, "text": p.text} for p in s.paragraphs]} for s in items]
+
+        return {"sha256": self.sha256, "pages": self.pages, "title": self.title,
+                "outline_source": self.outline_source, "references_cut": self.references_cut,
+                "empty_pages": list(self.empty_pages),
+                "sections": sections(self.sections), "appendix": sections(self.appendix)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> PaperText:
+        def sections(items: list[dict[str, Any]]) -> tuple[Section, ...]:
+            return tuple(Section(s["number"], s["title"], s["page"], s["level"],
+                                 tuple(Paragraph(p["text"], p["page"]) for p in s["paragraphs"])) for s in items)
+
+        return cls(data["sha256"], data["pages"], data["title"], sections(data["sections"]),
+                   sections(data["appendix"]), data["references_cut"], data["outline_source"],
+                   tuple(data.get("empty_pages", ())))

@@ -1,0 +1,78 @@
+"""Reading stage, orchestration: a PDF path becomes a ``PaperText``.
+
+In: the PDF and, when the paper belongs to a corpus, the cache folder. Out: a
+``PaperText`` (from the cache when the PDF's hash is known) or a
+``PaperError``. Steps, in order: extract (pypdf) → layout (reading order) →
+cleanup (junk lines) → sections (outline or numbered headings, references
+cut, appendix apart, paragraphs).
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from papernotes.config import CACHE_DIR, CONFIG_NAME
+from papernotes.intake.paper import cache
+from papernotes.intake.paper.cleanup import clean_lines, known_hyphenated
+from papernotes.intake.paper.extract import RawDocument, extract_document
+from papernotes.intake.paper.layout import Line, reading_order
+from papernotes.intake.paper.model import PaperError, PaperText
+from papernotes.intake.paper.sections import split_sections
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise PaperError(str(path), "file not found", "missing") from None
+    except OSError as exc:
+        raise PaperError(str(path), f"cannot read file: {exc.strerror}", "unreadable") from None
+
+
+def build_paper(doc: RawDocument, sha256: str) -> PaperText:
+    """The pure part of reading: positioned fragments to sections."""
+    lines: list[Line] = [line for page in doc.pages for line in reading_order(page)]
+    lines = clean_lines(lines, {p.number: p.height for p in doc.pages})
+    body, appendix, cut, source = split_sections(lines, doc.outline, known_hyphenated(lines))
+    title = doc.title if len(doc.title) > 3 and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else ""
+    if not title and body and body[0].level == 0 and body[0].paragraphs:
+        title = body[0].paragraphs[0].text.split("\n")[0][:300]
+    empty = tuple(p.number for p in doc.pages if not p.fragments)
+    return PaperText(sha256, len(doc.pages), title, body, appendix, cut, source, empty)
+
+
+def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
+    """Read ``path``; with ``cache_folder``, reuse and store the result under the PDF's SHA-256."""
+    data = read_bytes(path)
+    sha256 = hashlib.sha256(data).hexdigest()
+    if cache_folder is not None and (hit := cache.load(cache_folder, sha256)) is not None:
+        return hit
+    paper = build_paper(extract_document(str(path), data), sha256)
+    if cache_folder is not None:
+        try:
+            cache.save(cache_folder, paper)
+        except OSError:  # a read-only corpus still reads; it just reads again next time
+            pass
+    return paper
+
+
+def is_cached(path: Path, cache_folder: Path) -> bool:
+    """Whether reading ``path`` would be a cache hit (hashes the file; no parsing)."""
+    try:
+        return cache.load(cache_folder, hashlib.sha256(path.read_bytes()).hexdigest()) is not None
+    except OSError:
+        return False
+
+
+def find_corpus(pdf: Path) -> Path | None:
+    """The corpus a PDF lives in: the nearest folder above it with ``papernotes.toml`` or ``.papernotes/``."""
+    for folder in pdf.resolve().parents:
+        if (folder / CONFIG_NAME).is_file() or (folder / CACHE_DIR).is_dir():
+            return folder
+    return None
+
+
+def paper_path(note_file: Path) -> Path:
+    """A note's paper: the PDF with the same stem beside it (``foo.md`` ↔ ``foo.pdf``)."""
+    return note_file.with_suffix(".pdf")

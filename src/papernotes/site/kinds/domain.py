@@ -1,0 +1,45 @@
+"""``/domains/{domain}/``: one domain across venues, grouped by venue, newest first."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from papernotes.site.contexts import Crumb, DomainContext, DomainSection, Link, Page
+from papernotes.site.plan import (
+    PageKind,
+    PlanSettings,
+    Scope,
+    SiteIndex,
+    cell_url,
+    domain_label,
+    domain_page_url,
+    hot_topics,
+    paper_item,
+    venue_label,
+)
+
+
+def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
+    lang = settings.lang
+    crumbs = (settings.home, Crumb(settings.labels("domains"), "domains/"))
+    for slug, group in site.by_domain.items():
+        if scope is not None and slug not in scope.domains:
+            continue
+        per_venue: dict[str, list] = {}
+        for entry in group:
+            per_venue.setdefault(entry.venue.id, []).append(entry)
+        sections = tuple(
+            DomainSection(Link(venue_label(v), cell_url(v, slug), len(per_venue[v.id])),
+                          tuple(paper_item(e) for e in sorted(per_venue[v.id], key=lambda e: e.note.slug)))
+            for v in site.venues if v.id in per_venue
+        )
+        ctx = DomainContext(
+            heading=domain_label(site.domains[slug], lang),
+            count=len(group),
+            venues=tuple(s.venue for s in sections),
+            hot=hot_topics(group, lang, 10, settings.config.hot_topic_min),
+            sections=sections,
+        )
+        yield Page(domain_page_url(site.domains[slug]), "domain.html", site.domains[slug].name(lang), ctx, crumbs)
+
+
+KIND = PageKind("domain", 40, plan_domains)

@@ -1,0 +1,70 @@
+"""Render stage: planned pages become HTML files in the staging area, on every core.
+
+In: the pages whose fingerprint changed, the ``Theme`` and the ``Staging`` area.
+Out: the files written (by worker processes forked from the build, which share
+its records copy-on-write) and the problems rendering found (broken links…).
+Few pages are rendered in-process: forking costs more than it saves.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from papernotes.errors import Diagnostic
+
+if TYPE_CHECKING:
+    from papernotes.site.contexts import Page
+    from papernotes.site.publish import Staging
+    from papernotes.site.theme import Theme
+
+Progress = Callable[[str, int, int], None]
+PARALLEL_PAGES = 150
+"""Below this many pages, rendering stays in the build process."""
+
+_JOB: tuple[Theme, list[Page], Staging] | None = None
+
+
+def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
+    assert _JOB is not None  # set by the parent before forking; not user input
+    theme, pages, staging = _JOB
+    problems: list[tuple[str, Diagnostic]] = []
+    for page in pages[bounds[0]:bounds[1]]:
+        data, found = theme.render(page)
+        staging.write(page.output_path, data)
+        problems.extend((page.url, d) for d in found)
+    return problems
+
+
+def render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int,
+                 progress: Progress | None = None) -> list[tuple[str, Diagnostic]]:
+    """Render ``pages`` into ``staging``; returns ``(page URL, problem)`` pairs."""
+    global _JOB
+    total = len(pages)
+    if progress:
+        progress("render", 0, total)
+    _JOB = (theme, pages, staging)
+    try:
+        if total < PARALLEL_PAGES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            problems = []
+            step = max(1, total // 50)
+            for start in range(0, total, step):
+                problems.extend(_render_range((start, min(total, start + step))))
+                if progress:
+                    progress("render", min(total, start + step), total)
+            return problems
+        chunk = max(20, total // (workers * 8) + 1)
+        bounds = [(i, min(total, i + chunk)) for i in range(0, total, chunk)]
+        problems = []
+        gc.freeze()  # workers share the parent's records copy-on-write; GC would touch (and copy) every page
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            done = 0
+            for part in pool.imap(_render_range, bounds):
+                problems.extend(part)
+                done += chunk
+                if progress:
+                    progress("render", min(done, total), total)
+        return problems
+    finally:
+        _JOB = None

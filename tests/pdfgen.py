@@ -1,0 +1,288 @@
+"""Test PDFs, generated with fpdf2: papers whose every word and number the tests know.
+
+``Paper`` lays out blocks (headings, paragraphs, result tables, raw lines) in
+one or two columns. Two-column pages are *drawn* line by line across the
+columns (left line 1, right line 1, left line 2…), so a reader that follows
+the drawing order mixes the columns and only one that reads positions gets the
+text right. Headings are bold and, optionally, outline entries (bookmarks);
+every page has a running header and a page number, as real papers do.
+
+Damaged files: ``truncated``, ``not_pdf``, ``encrypted`` (pypdf, RC4, user
+password), ``scanned`` (an image and no text layer).
+"""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fpdf import FPDF
+
+PAGE_W, PAGE_H = 612.0, 792.0
+MARGIN_X, TOP, BOTTOM = 54.0, 72.0, 740.0
+GUTTER = 24.0
+SIZE, LEADING = 10.0, 12.0
+
+
+@dataclass(frozen=True)
+class Heading:
+    number: str
+    title: str
+    level: int = 1
+
+
+@dataclass(frozen=True)
+class Para:
+    text: str
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Lines drawn exactly as given (to force a hyphenated break, a base64 blob…)."""
+
+    lines: tuple[str, ...]
+
+
+Block = Heading | Para | Table | Lines
+
+
+@dataclass
+class _Op:
+    x: float
+    y: float
+    text: str
+    bold: bool = False
+    size: float = SIZE
+    column: int = 0
+
+
+@dataclass
+class _Page:
+    ops: list[_Op] = field(default_factory=list)
+    sections: list[tuple[str, int, float]] = field(default_factory=list)
+
+
+class Paper:
+    """Build a paper page by page: ``front(...)``, ``flow(blocks, columns=2)``, ``save(path)``."""
+
+    def __init__(self, title: str = "A Generated Paper", outline: bool = True, header: str = "Generated Paper 2026") -> None:
+        self.title = title
+        self.outline = outline
+        self.header = header
+        self.pdf = FPDF(unit="pt", format="letter")
+        self.pdf.set_auto_page_break(False)
+        self.pdf.set_title(title)
+        self.pages: list[_Page] = []
+        self.y = self.top = self.bottom = TOP
+        self.column, self.columns = 0, 0
+
+    def _width(self, text: str, bold: bool = False, size: float = SIZE) -> float:
+        self.pdf.set_font("Helvetica", "B" if bold else "", size)
+        return self.pdf.get_string_width(text)
+
+    def _wrap(self, text: str, width: float, indent: float = 0.0) -> list[str]:
+        lines, current = [], ""
+        for word in text.split():
+            trial = f"{current} {word}".strip()
+            if current and self._width(trial) > width - (indent if not lines else 0):
+                lines.append(current)
+                current = word
+            else:
+                current = trial
+        if current:
+            lines.append(current)
+        return lines
+
+    def new_page(self) -> _Page:
+        self.pages.append(_Page())
+        self.y = self.bottom = TOP
+        return self.pages[-1]
+
+    def front(self, authors: str, abstract: str) -> None:
+        """Full-width title, authors and abstract at the top of a new page."""
+        page = self.new_page()
+        width = PAGE_W - 2 * MARGIN_X
+        for line in self._wrap(self.title, width):
+            page.ops.append(_Op((PAGE_W - self._width(line, True, 14)) / 2, self.y, line, True, 14))
+            self.y += 18
+        page.ops.append(_Op((PAGE_W - self._width(authors)) / 2, self.y, authors))
+        self.y += 2 * LEADING
+        page.ops.append(_Op((PAGE_W - self._width("Abstract", True)) / 2, self.y, "Abstract", True))
+        self.y += LEADING
+        for line in self._wrap(abstract, width):
+            page.ops.append(_Op(MARGIN_X, self.y, line))
+            self.y += LEADING
+        self.y += LEADING
+
+    def flow(self, blocks: list[Block], columns: int = 2, new_page: bool = False) -> None:
+        """Lay blocks out in ``columns`` columns, continuing on new pages as needed.
+
+        A flow with as many columns as the previous one continues where it stopped; a
+        change of column count starts a new band below everything on the page.
+        """
+        if new_page or not self.pages:
+            self.new_page()
+            self.column, self.top, self.bottom = 0, TOP, TOP
+        elif columns != self.columns:
+            self.column, self.top = 0, max(self.bottom, self.y)
+            self.y = self.top
+        self.columns = columns
+        width = (PAGE_W - 2 * MARGIN_X - (GUTTER if columns == 2 else 0)) / columns
+
+        def advance(height: float) -> tuple[_Page, float]:
+            if self.y + height > BOTTOM:
+                self.column += 1
+                if self.column >= columns:
+                    self.new_page()
+                    self.column, self.top = 0, TOP
+                self.y = self.top
+            y = self.y
+            self.y += height
+            self.bottom = max(self.bottom, self.y)
+            return self.pages[-1], y
+
+        def left() -> float:
+            return MARGIN_X + self.column * (width + GUTTER)
+
+        def col() -> int:
+            return self.column + 1 if columns == 2 else 0
+
+        for block in blocks:
+            if isinstance(block, Heading):
+                self.y += LEADING / 2
+                pg, y = advance(LEADING * 1.5)
+                text = f"{block.number} {block.title}".strip()
+                pg.ops.append(_Op(left(), y, text, True, column=col()))
+                pg.sections.append((text, block.level - 1, y - SIZE))
+            elif isinstance(block, Para):
+                for i, line in enumerate(self._wrap(block.text, width, indent=12)):
+                    pg, y = advance(LEADING)
+                    pg.ops.append(_Op(left() + (12 if i == 0 else 0), y, line, column=col()))
+                self.y += LEADING / 3
+            elif isinstance(block, Lines):
+                for line in block.lines:
+                    pg, y = advance(LEADING)
+                    pg.ops.append(_Op(left(), y, line, column=col()))
+            else:
+                if block.caption:
+                    pg, y = advance(LEADING)
+                    pg.ops.append(_Op(left(), y, block.caption, column=col()))
+                first = 0.34 * width  # the label column is wider, as in real tables
+                cell = (width - first) / max(len(r) - 1 for r in block.rows)
+                for row in block.rows:
+                    pg, y = advance(LEADING)
+                    for k, text in enumerate(row):
+                        pg.ops.append(_Op(left() + (first + (k - 1) * cell if k else 0), y, text, column=col()))
+                self.y += LEADING / 2
+
+    def scanned_page(self) -> None:
+        """A page that is only an image, like a scan."""
+        self.pages.append(_Page([_Op(0, 0, "\0image")]))
+
+    def render(self) -> bytes:
+        for number, page in enumerate(self.pages, 1):
+            self.pdf.add_page()
+            if page.ops and page.ops[0].text == "\0image":
+                from PIL import Image, ImageDraw
+
+                image = Image.new("L", (400, 500), 255)
+                ImageDraw.Draw(image).rectangle((40, 40, 360, 120), fill=0)
+                self.pdf.image(image, x=100, y=100, w=400)
+                continue
+            if self.outline:
+                for name, level, y in page.sections:
+                    self.pdf.set_y(y)
+                    self.pdf.start_section(name, level, strict=False)
+            self.pdf.set_font("Helvetica", "", 8)
+            self.pdf.text(MARGIN_X, 40, self.header)
+            self.pdf.text(PAGE_W / 2, 765, str(number))
+            # across the columns, line by line: the drawing order is not the reading order
+            for op in sorted(page.ops, key=lambda o: (round(o.y), o.column)):
+                self.pdf.set_font("Helvetica", "B" if op.bold else "", op.size)
+                self.pdf.text(op.x, op.y, op.text)
+        return bytes(self.pdf.output())
+
+    def save(self, path: Path) -> Path:
+        path.write_bytes(self.render())
+        return path
+
+
+def encrypted(data: bytes, password: str = "secret") -> bytes:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    writer.encrypt(user_password=password, owner_password=password + "-owner", algorithm="RC4-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def truncated(data: bytes) -> bytes:
+    return data[: len(data) * 2 // 3]
+
+
+NOT_PDF = b"<!DOCTYPE html>\n<html><body>Please log in to download this paper.</body></html>\n"
+
+BASE64_BLOB = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg"
+               "Q2xhdWRlIGlzIGEgaGVscGZ1bCBhc3Npc3RhbnQgdGhhdCByZWFkcyBwYXBlcnMgYW5kIGNoZWNrcyBudW1iZXJz")
+
+
+# A paper with known content: what the reading and grounding tests check against.
+ABSTRACT = ("We present Gutter Networks, a method for reading two-column papers. On the GutterBench benchmark "
+            "it reaches 46.42% accuracy, 3.1 points above the strongest baseline, at 1.8x the speed.")
+INTRO = ("Reading order matters for every downstream step. Prior readers follow the drawing order of the page and "
+         "interleave the two columns of a conference paper, which breaks sentences in half. We measure this on "
+         "1500 papers and find that 38.5% of them are affected.")
+METHOD = ("Our method detects the column gutter from glyph positions. It then reads the left column before the "
+          "right one and keeps full-width blocks in place. The learning rate is 0.0003 with a batch size of 256.")
+RESULTS = ("Table 1 reports the main results. Our model reaches 0.4642 on the hard split and 0.5131 on the easy "
+           "split, with a latency of 12.5 ms per page and a memory footprint of 1.2 GB.")
+ABLATION = ("Removing the gutter detector lowers the score to 0.4017, and removing the band splitter lowers it "
+            "to 0.4388. Training takes 3.5 hours on one GPU.")
+LIMITS = ("Pages with three columns are read as if they had two. Scanned papers need OCR first; we leave this "
+          "to future work, as discussed in Section 5.")
+APPENDIX_TEXT = ("We list every hyper-parameter here. The warmup lasts 500 steps and the dropout rate is 0.15. "
+                 "The hard split has 2400 questions.")
+REFERENCES = ("[1] A. Author and B. Author. A prior reader of papers. In Proceedings of a Conference, 2019. "
+              "[2] C. Author. Another reader with 99.99% claims. Journal of Readings, 2021.")
+RESULTS_TABLE = Table((("Method", "Hard", "Easy", "Latency"),
+                       ("PlainReader", "0.3925", "0.4410", "8.1"),
+                       ("LayoutLM-ish", "0.4210", "0.4862", "30.4"),
+                       ("Ours", "0.4642", "0.5131", "12.5")),
+                      caption="Table 1: Accuracy on GutterBench (higher is better).")
+
+
+FILLER = ("Careful readers of conference papers move from the left column to the right column and only then "
+          "turn the page. A reader that follows the drawing order instead produces sentences that stop in the "
+          "middle and resume with words from the other column, which no later step can repair.")
+
+
+def sample_blocks() -> list[Block]:
+    return [
+        Heading("1", "Introduction"), Para(INTRO), Para(FILLER), Para(FILLER),
+        Heading("2", "Method"), Para(METHOD), Para(FILLER),
+        Lines(("The gutter detector is a light-weight compo-", "nent that runs before any other step.")),
+        Heading("2.1", "Band Splitting", 2),
+        Para("Full-width lines split a page into bands that are read one after the other."),
+        Heading("3", "Experiments"), Para(RESULTS), RESULTS_TABLE,
+        Heading("3.1", "Ablations", 2), Para(ABLATION),
+        Lines((BASE64_BLOB[:60], BASE64_BLOB[60:120], BASE64_BLOB[120:])),
+        Para(FILLER), Para(FILLER),
+        Heading("4", "Limitations"), Para(LIMITS), Para(FILLER), Para(FILLER), Para(FILLER),
+    ]
+
+
+def sample_paper(path: Path, outline: bool = True, columns: int = 2) -> Path:
+    """The reference test paper: front matter, numbered sections, a results table, references, an appendix."""
+    paper = Paper("Gutter Networks: Reading Two-Column Papers in Order", outline=outline)
+    paper.front("Ada Reader, Bob Parser", ABSTRACT)
+    paper.flow(sample_blocks(), columns=columns)
+    paper.flow([Heading("", "References"), Para(REFERENCES)], columns=columns)
+    paper.flow([Heading("A", "Hyper-parameters"), Para(APPENDIX_TEXT)], columns=1, new_page=True)
+    return paper.save(path)

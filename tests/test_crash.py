@@ -1,0 +1,105 @@
+"""kill -9 at named points of a build: the site stays whole and the next build repairs it exactly.
+
+Each trial edits the corpus, starts ``papernotes build`` in a subprocess that pauses
+at a named point (``papernotes.testhooks``), kills it there with SIGKILL and checks
+that the site still works. Then (sometimes after putting the notes back as they
+were published) it rebuilds and compares every file with a clean build of the
+same corpus: a crash may cost time, never correctness.
+"""
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES
+from papernotes.site.build import build
+from papernotes.site.search.contents import index_contents
+from sitecheck import dead_links
+
+#: (pause point, kind of edit that makes the build reach it).
+POINTS = [
+    ("build.loaded", "body"), ("build.rendered", "body"), ("publish.journal", "body"), ("publish.move#1", "body"),
+    ("build.published", "body"), ("build.rendered", "title"), ("publish.journal", "title"),
+    ("publish.move#2", "title"), ("publish.move#5", "remove"), ("publish.journal", "remove"),
+    ("publish.swap", "config"), ("build.rendered", "config"),
+]
+TRIALS = 24
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
+    where a clean one cuts the shards anew)."""
+    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
+             if p.is_file() and p.name != ".papernotes-site"}
+    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
+    return {**files, "search contents": repr(index_contents(site)).encode()}
+
+
+def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:
+    notes = sorted(corpus.rglob("*.md"))
+    if kind == "config":
+        (corpus / "papernotes.toml").write_text(f'title = "Notes {n}"\n', encoding="utf-8")
+        return
+    for note in rng.sample(notes, 3 if kind != "remove" else 1):
+        if kind == "remove":
+            note.unlink()
+            continue
+        text = note.read_text(encoding="utf-8")
+        if kind == "body":
+            text = text.replace("## ", f"## 改{n}\n\n## ", 1) if "## " in text else text + f"\n改{n}\n"
+        else:  # a new title, keeping the YAML valid whatever the old one's quoting
+            head, sep, rest = text.partition("\ntitle: ")
+            old, nl, tail = rest.partition("\n")
+            text = f'{head}{sep}"R{n} {old.strip(chr(34) + chr(39))}"{nl}{tail}' if sep else text
+        note.write_text(text, encoding="utf-8")
+
+
+def killed_at(point: str, corpus: Path, site: Path, tmp: Path) -> None:
+    marker = tmp / "paused"
+    marker.unlink(missing_ok=True)
+    env = {**os.environ, "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen([sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(site), "-q",
+                             "-j", "1"], env=env)
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without reaching {point}"
+        assert time.monotonic() < deadline, f"{point} not reached in 60 s"
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+@pytest.mark.timeout(600)
+def test_randomised_kill_9_trials(tmp_path: Path) -> None:
+    rng = random.Random(20261201)
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    site = tmp_path / "site"
+    build(corpus, site)
+    for n in range(TRIALS):
+        point, kind = POINTS[n] if n < len(POINTS) else rng.choice(POINTS)
+        published = {p: p.read_bytes() for p in corpus.rglob("*") if p.is_file() and ".papernotes" not in p.parts}
+        edit(corpus, kind, rng, n)
+        killed_at(point, corpus, site, tmp_path)
+        assert (site / "index.html").is_file() and dead_links(site) == [], (n, point, kind)
+        if rng.random() < 0.4 and kind != "remove":  # the notes go back to what was last published
+            for path, data in published.items():
+                path.write_bytes(data)
+            (corpus / "papernotes.toml").unlink(missing_ok=True) if kind == "config" else None
+            for path, data in published.items():
+                if path.name == "papernotes.toml":
+                    path.write_bytes(data)
+        result = build(corpus, site)
+        assert result.errors == [] and not any(site.parent.glob(".site.journal")), (n, point, kind)
+        clean = tmp_path / f"clean{n}"
+        build(corpus, clean, use_cache=False)
+        assert site_files(site) == site_files(clean), (n, point, kind)
+        shutil.rmtree(clean)
