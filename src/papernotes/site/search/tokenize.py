@@ -160,7 +160,9 @@ def cjk_term(code: int) -> str:
 
 def field_terms(text: str) -> list[str]:
     """Every term of a short field (title, keyword, name), in order, repeats kept."""
-    text = normalise(_NOISE.sub(" ", text))
+    if "$" in text or "<" in text or "](" in text or "\\" in text or "http" in text:
+        text = _NOISE.sub(" ", text)
+    text = normalise(text)
     out = [t for t in map(latin_term, _LATIN.findall(text)) if t]
     for run in _CJK.findall(text):
         out.extend([run[i:i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run])
@@ -189,19 +191,20 @@ def _tally(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def body_terms(body: str) -> tuple[np.ndarray, np.ndarray]:
     """``(codes, term frequencies)`` of a body; codes distinct."""
     text = _NOISE.sub(" ", body).lower()
-    chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    if (((chars >= 0xFF10) & (chars <= 0xFF5A)) | ((chars >= 0xF900) & (chars <= 0xFB06))).any():
+    chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    # unsigned wrap-around: (c - lo) <= span holds exactly for lo <= c <= lo + span
+    if ((chars - 0xFF10 <= 0x4A) | (chars - 0xF900 <= 0x206)).any():  # full-width letters, compatibility forms
         text = normalise(text)
-        chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    cjk = ((chars >= 0x4E00) & (chars <= 0x9FFF)) | ((chars >= 0x3400) & (chars <= 0x4DBF))
+        chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    cjk = (chars - 0x4E00 <= 0x51FF) | (chars - 0x3400 <= 0x19BF)
     pair = cjk[:-1] & cjk[1:]
-    bigrams = CJK_FLAG | chars[:-1][pair] << 21 | chars[1:][pair]
-    counts = Counter(_LATIN.findall(text))
-    get = _WORD_CODES.get
-    words = [code if (code := get(word)) is not None else _word_code(word) for word in counts]
-    latin = np.repeat(np.array(words, np.int64), np.fromiter(counts.values(), np.int64, len(counts)))
-    codes, tf = _tally(np.concatenate([bigrams, latin[latin != 0]]))
-    return codes, tf
+    bigrams = CJK_FLAG | chars[:-1][pair].astype(np.int64) << 21 | chars[1:][pair]
+    words = _LATIN.findall(text)
+    codes = list(map(_WORD_CODES.get, words))
+    if None in codes:
+        codes = [_word_code(w) if c is None else c for w, c in zip(words, codes)]
+    latin = np.array(codes, np.int64)
+    return _tally(np.concatenate([bigrams, latin[latin != 0]]))
 
 
 def dequantise(q: int) -> float:
