@@ -390,6 +390,7 @@ def pagefind_queries(base: str, queries: list[str]) -> list[dict[str, object]]:
             page.goto(base + "404.html")
             cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
             found = page.evaluate(_PAGEFIND_QUERY, query)
+            page.wait_for_timeout(300)  # the last loadingFinished events arrive after the promise resolves
             out.append({"query": query, "results": found["count"], "ms": found["ms"], "bytes": sum(sizes.values()),
                         "top": [u.strip("/") + "/" for u in found["urls"]]})
             context.close()
@@ -483,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(data), encoding="utf-8")
         return 0
 
+    if args.pagefind and not (shutil.which(args.pagefind) or Path(args.pagefind).is_file()):
+        raise SystemExit(f"{args.pagefind}: no such Pagefind binary")
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-search-"))
     corpus, site = work / "corpus", work / "site"
     if not corpus.is_dir():

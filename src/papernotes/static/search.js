@@ -17,7 +17,7 @@
   var FACETS = ["venue", "domain", "year", "topic"];
   var strings = JSON.parse(document.getElementById("search-strings").textContent);
   var siteRoot = results.getAttribute("data-root") || "../";
-  var PAGE = 20;
+  var PAGE = 10;
 
   var index = null, gen = "", shardLoads = {}, chunkLoads = {};
   var run = 0, shownList = [], shownCount = 0, clausesShown = [], active = -1, typing = false;

@@ -18,7 +18,7 @@ from papernotes.corpus.model import Entry
 from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
 
 CHUNK = 8
-"""Documents per ``search/d/N.json`` file (the first twenty results fetch up to twenty of them)."""
+"""Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
 SUMMARY_CHARS = 280
 VERSION = 2
 

@@ -19,8 +19,8 @@ varints:
     per term: its doc ids as gaps, the first one absolute
     per term: one impact byte per document (``tokenize.dequantise``)
 
-Postings are stored whole (frequent terms are not pruned): a query leaves out
-its very frequent terms on the query side instead.
+Postings are stored whole, frequent terms included (so every match is found):
+a term in all of 50,000 notes is one ~50 KB shard after gzip.
 """
 from __future__ import annotations
 
