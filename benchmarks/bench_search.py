@@ -9,7 +9,9 @@ What is measured, in one run:
 - **build**: ``papernotes build`` cold, as a subprocess (time, peak memory of the process tree);
 - **index**: ``search_files`` in a child process on the resolved entries — cold (no cache; the
   median of ``--runs``), no-op (everything cached), re-cut (records cached, shards cut again, as
-  after adding a note), one body edit (a delta), and the child's peak RSS (workers included);
+  after adding a note), one body edit (``search_update`` with the edited entry, the build's
+  body-only path, and ``search_files`` with every entry), and the child's peak RSS (workers
+  included);
 - **browser**: the built site on a loopback HTTP server that gzips (level 6) like a static host;
   Debian's Chromium (Playwright, ``/usr/bin/chromium``), a fresh profile per query: bytes
   transferred (``Network.loadingFinished`` encoded lengths: headers and gzip bodies) from the
@@ -100,7 +102,7 @@ def index_child(corpus: Path, runs: int) -> dict[str, object]:
     """Timings of ``search_files`` on the resolved entries of ``corpus`` (run as a child: clean peak RSS)."""
     import resource
 
-    from papernotes.site.search import corpus_bodies, search_files
+    from papernotes.site.search import corpus_bodies, search_files, search_update
     from papernotes.site.search.store import SearchStore
 
     found, lang = resolved(corpus)
@@ -127,10 +129,15 @@ def index_child(corpus: Path, runs: int) -> dict[str, object]:
         try:
             edited.write_bytes(original + "\n\n一个新的句子 benchmarkword。\n".encode())
             changed, _ = resolved(corpus)
-            started = time.perf_counter()
-            after = search_files(changed, corpus_bodies(corpus), cache, lang)
+            rel = edited.relative_to(corpus).as_posix()
+            started = time.perf_counter()  # the build's body-only path: the edited entry alone
+            after = search_update([e for e in changed if e.note.path == rel], corpus_bodies(corpus), cache, lang)
             out["edit"] = time.perf_counter() - started
+            assert after is not None
             out["edit_writes"] = len(after.changes(files.digests)[0])
+            started = time.perf_counter()  # a build that re-planned the site: every entry
+            search_files(changed, corpus_bodies(corpus), cache, lang)
+            out["edit_full"] = time.perf_counter() - started
         finally:
             edited.write_bytes(original)
         sizes = {rel: len(files[rel]) for rel in files}
@@ -429,7 +436,7 @@ def report(res: dict) -> list[str]:  # type: ignore[type-arg]
     lines.append(f"index cold: median {statistics.median(idx['cold']):.2f} s of {len(idx['cold'])} "
                  f"({', '.join(f'{c:.2f}' for c in idx['cold'])}); no-op {idx['noop']:.2f} s; "
                  f"re-cut from cached records {idx['recut']:.2f} s; one body edit {idx['edit']:.3f} s "
-                 f"({idx['edit_writes']} files to write)")
+                 f"({idx['edit_writes']} files to write; {idx['edit_full']:.2f} s when every entry is passed)")
     lines.append(f"index child peak RSS: {bb.mb(idx['max_rss_self'])} (workers {bb.mb(idx['max_rss_children'])}), "
                  f"tree PSS {bb.mb(idx['tree_pss'])}")
     lines.append(f"index: {idx['files']} files, {bb.mb(idx['bytes'])}; {idx['shards']} shards, gzip median "

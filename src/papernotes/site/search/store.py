@@ -144,12 +144,14 @@ class SearchStore:
                   *, replace: bool, remove: Iterable[str] = ()) -> None:
         """Record the index just made: ``files`` are its files besides the base shards (all of them when
         ``replace``, else the ones that changed, ``remove`` the ones gone)."""
-        with self.db:
-            if replace:
-                self.db.execute("DELETE FROM files")
-            self.db.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in remove))
+        known = dict(self.db.execute("SELECT path, digest FROM files"))
+        digests = {path: digest(data) for path, data in files.items()}
+        gone = [p for p in known if p not in files] if replace else list(remove)
+        with self.db:  # rows whose bytes did not change are left alone
+            self.db.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in gone))
             self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
-                                ((path, digest(data), data) for path, data in files.items()))
+                                ((path, digests[path], data) for path, data in files.items()
+                                 if known.get(path) != digests[path]))
             blob = marshal.dumps((paths, keys, json.dumps(found, ensure_ascii=False)))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last', ?)", (blob,))
 
