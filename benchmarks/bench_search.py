@@ -172,6 +172,8 @@ class GzipHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     compressed: dict[Path, bytes] = {}
     lock = threading.Lock()
+    sent: list[int] = []
+    """Bytes of every response sent (headers and body), for clients whose requests CDP does not see."""
 
     def log_message(self, *args: object) -> None:
         pass
@@ -201,6 +203,8 @@ class GzipHandler(SimpleHTTPRequestHandler):
             self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
+        with self.lock:
+            self.sent.append(len(data) + 200)  # ~200 bytes of status line and headers
         return io.BytesIO(data)
 
 
@@ -390,15 +394,15 @@ def pagefind_queries(base: str, queries: list[str]) -> list[dict[str, object]]:
         for query in queries:
             context = browser.new_context()
             page = context.new_page()
-            cdp = context.new_cdp_session(page)
-            cdp.send("Network.enable")
-            cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
-            sizes: dict[str, float] = {}
             page.goto(base + "404.html")
-            cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
+            page.wait_for_load_state("networkidle")
+            with GzipHandler.lock:  # Pagefind fetches from a worker: count what the server sent
+                GzipHandler.sent.clear()
             found = page.evaluate(_PAGEFIND_QUERY, query)
-            page.wait_for_timeout(300)  # the last loadingFinished events arrive after the promise resolves
-            out.append({"query": query, "results": found["count"], "ms": found["ms"], "bytes": sum(sizes.values()),
+            page.wait_for_timeout(300)
+            with GzipHandler.lock:
+                sent = sum(GzipHandler.sent)
+            out.append({"query": query, "results": found["count"], "ms": found["ms"], "bytes": sent,
                         "top": [u.strip("/") + "/" for u in found["urls"]]})
             context.close()
         browser.close()
