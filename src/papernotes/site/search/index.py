@@ -134,16 +134,18 @@ def search_update(edited: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
         if any(e.note.path not in where for e in edited):
             return None
         keys = list(keys)
-        todo = {}
+        todo, replaced = {}, []
         for entry in edited:
+            replaced.append(keys[where[entry.note.path]])
             key = keys[where[entry.note.path]] = _record_key(entry, lang)
             todo[key] = entry
         fresh = _tokenise_missing(store, todo, read_body, lang, workers or os.cpu_count() or 1)
-        return _finish(store, store_path, paths, keys, found, fresh, {}, replace=False)
+        return _finish(store, store_path, paths, keys, found, fresh, {}, replace=False, replaced=replaced)
 
 
 def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys: list[str], found: Facets,
-            fresh: dict[str, Record], data: dict[str, bytes], *, replace: bool) -> SearchFiles:
+            fresh: dict[str, Record], data: dict[str, bytes], *, replace: bool,
+            replaced: Sequence[str] | None = None) -> SearchFiles:
     """Postings (a delta on the base, or the base cut again), the manifest; everything recorded in the store."""
     base_keys, firsts, digests = store.base()
     dead = [i for i, (old, new) in enumerate(zip(base_keys, keys)) if old != new]
@@ -163,7 +165,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
         store.keep_words(postings.hashed)
         del postings
         dead, delta = [], b""
-    store.keep_records(set(keys))
+    store.keep_records(set(keys), None if replaced is None else replaced)
     if delta:
         data[DELTA] = delta
     others = {**store.digests(), **digests} if not replace else dict(digests)
@@ -211,7 +213,7 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
     """
     global _JOB
     new_session()
-    have = store.record_keys()
+    have = store.record_keys(wanted)
     todo = {key: entry for key, entry in wanted.items() if key not in have}
     kept: dict[str, Record] = {}
     in_memory = len(todo) <= KEEP_NOTES

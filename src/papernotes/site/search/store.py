@@ -64,8 +64,19 @@ class SearchStore:
         self.close()
 
     # -- records
-    def record_keys(self) -> set[str]:
-        return {key for (key,) in self.db.execute("SELECT key FROM records")}
+    def record_keys(self, among: Iterable[str] | None = None) -> set[str]:
+        """The stored record keys (only those ``among`` the given ones, when given)."""
+        if among is None:
+            return {key for (key,) in self.db.execute("SELECT key FROM records")}
+        wanted = list(among)
+        if len(wanted) > 5_000:
+            return self.record_keys() & set(wanted)
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            found.update(key for (key,) in self.db.execute(
+                f"SELECT key FROM records WHERE key IN ({','.join('?' * len(part))})", part))  # noqa: S608
+        return found
 
     def records(self, keys: Sequence[str], batch: int = 400) -> Iterator[Record]:
         """The records of ``keys`` in that order (every key must be stored)."""
@@ -89,7 +100,15 @@ class SearchStore:
     def words(self, codes: Iterable[int]) -> dict[int, str]:
         """The text of hashed term codes (all of them must be known)."""
         wanted = set(map(int, codes))
-        found = {code: term for code, term in self.db.execute("SELECT code, term FROM vocab") if code in wanted}
+        if len(wanted) > 20_000:  # most of the vocabulary: one scan
+            found = {code: term for code, term in self.db.execute("SELECT code, term FROM vocab") if code in wanted}
+        else:
+            found = {}
+            ordered = sorted(wanted)
+            for start in range(0, len(ordered), 500):
+                part = ordered[start:start + 500]
+                found.update(self.db.execute(
+                    f"SELECT code, term FROM vocab WHERE code IN ({','.join('?' * len(part))})", part))  # noqa: S608
         missing = wanted - found.keys()
         if missing:
             raise KeyError(f"{len(missing)} term codes missing from the search vocabulary")
@@ -102,9 +121,9 @@ class SearchStore:
             with self.db:
                 self.db.executemany("DELETE FROM vocab WHERE code = ?", ((code,) for code in dead))
 
-    def keep_records(self, live: set[str]) -> None:
-        """Forget the records of notes that are gone or changed."""
-        dead = self.record_keys() - live
+    def keep_records(self, live: set[str], candidates: Iterable[str] | None = None) -> None:
+        """Forget the records of notes that are gone or changed (among ``candidates``, when given)."""
+        dead = (self.record_keys() if candidates is None else set(candidates)) - live
         if dead:
             with self.db:
                 self.db.executemany("DELETE FROM records WHERE key = ?", ((key,) for key in dead))
