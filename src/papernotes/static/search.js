@@ -206,6 +206,10 @@
       shownCount = 0;
       active = -1;
       return page(mine, true);
+    }).catch(function (err) {
+      if (mine !== run) return;
+      say("search_failed");
+      if (window.console) console.error(err);
     }).then(function () { done(mine, s); });
   }
 
