@@ -35,10 +35,14 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
+
+try:
+    from papernotes.corpus.frontmatter import dump as dump_yaml
+except ImportError:  # running from a checkout without the package installed
+    sys.path.insert(0, str(REPO / "src"))
+    from papernotes.corpus.frontmatter import dump as dump_yaml
 DEFAULT_DOCS = REPO.parent / "shared" / "corpus" / "paper-notes" / "docs"
 DEFAULT_VENV = BENCH / ".venv"
 REQUIREMENTS = BENCH / "requirements.txt"
@@ -150,7 +154,7 @@ def write_config(docs: Path, workdir: Path, site: Path | None = None) -> Path:
     workdir.mkdir(parents=True, exist_ok=True)
     path = workdir / "mkdocs.yml"
     config = config_for(docs, site or workdir / "site")
-    path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False, width=1_000), encoding="utf-8")
+    path.write_text(dump_yaml(config), encoding="utf-8")  # papernotes' YAML writer: read alike by YAML 1.1 and 1.2
     return path
 
 

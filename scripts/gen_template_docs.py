@@ -42,6 +42,9 @@ class ClassDoc:
 
 
 def _is_dataclass(node: ast.ClassDef) -> bool:
+    """A ``@dataclass`` or a ``NamedTuple`` record: fields declared as annotated names."""
+    if any(isinstance(base, ast.Name) and base.id == "NamedTuple" for base in node.bases):
+        return True
     for deco in node.decorator_list:
         target = deco.func if isinstance(deco, ast.Call) else deco
         if isinstance(target, ast.Name) and target.id == "dataclass":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from papernotes.corpus.frontmatter import render
 from papernotes.site.build import BuildResult, build
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,13 +17,10 @@ SHARED = Path(os.environ.get("PAPERNOTES_SHARED", REPO.parent / "shared"))
 
 def write_note(root: Path, rel: str, **fields: object) -> Path:
     """Write a small note; ``body`` is the Markdown after the front matter."""
-    import yaml
-
     body = str(fields.pop("body", "## 一句话总结\n一句话。\n"))
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("---\n" + yaml.safe_dump(fields, allow_unicode=True, sort_keys=False) + "---\n" + body,
-                    encoding="utf-8")
+    path.write_text(render(fields, body), encoding="utf-8")
     return path
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, write_note
+from papernotes.corpus.frontmatter import read
 from papernotes.site.build import build
 from papernotes.errors import BuildError
 from sitecheck import dead_links, internal_links, page_lines, resolve_link
@@ -16,11 +17,9 @@ from sitecheck import dead_links, internal_links, page_lines, resolve_link
 
 def corpus_cells() -> Counter[tuple[str, str]]:
     """(venue, domain) -> number of notes, read from the example files themselves."""
-    import yaml
-
     cells: Counter[tuple[str, str]] = Counter()
     for path in EXAMPLES.rglob("*.md"):
-        meta = yaml.safe_load(path.read_text(encoding="utf-8").split("---\n")[1])
+        meta, _, _ = read(path.read_text(encoding="utf-8"))
         cells[(meta["venue"], meta["domain"])] += 1
     return cells
 

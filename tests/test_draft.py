@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 from papernotes.cli import app
 from papernotes.intake.draft import SECTION_KEYS, draft, find_stubs, validate_reply
 from papernotes.intake.extractive import Keyphraser, extract, split_sentences, textrank
-from papernotes.intake.ingest import ingest, read_front
+from papernotes.corpus.frontmatter import dump, read
+from papernotes.intake.ingest import ingest
 from papernotes.intake.llm import LLMError, RateLimiter, retry_after
 from papernotes.corpus.parse import parse_note
 from papernotes.intake.sources import SourceRequest
@@ -80,7 +81,7 @@ def llm_settings(server: LLMServer, **extra: object) -> dict[str, object]:
 def statuses(corpus: Path) -> dict[str, str]:
     out = {}
     for path in sorted(corpus.rglob("*.md")):
-        front, _ = read_front(path.read_text(encoding="utf-8"))
+        front, _, _ = read(path.read_text(encoding="utf-8"))
         out[path.relative_to(corpus).as_posix()] = (front or {}).get("status", "")
     return out
 
@@ -180,12 +181,34 @@ def test_extractive_engine_drafts_offline(tmp_path: Path) -> None:
     assert note is not None and note.status == "drafted" and note.ratings == ()
     assert [s.key for s in note.sections] == ["summary", *SECTION_KEYS]
     assert [d.code for d in problems] == ["missing-field"]  # only the domain, which classify adds
-    front, body = read_front(text)
+    front, body, _ = read(text)
     assert front is not None and front["draft_engine"] == "extractive" and "ratings" not in front
     assert front["summary"] in front["abstract"]
     assert "*From the abstract (extractive draft, to be edited)*" in body
     assert "## Ratings" not in body
     assert front["keywords"][:1] != [] and "Language models" in front["keywords"]  # author keywords kept
+
+
+def test_a_drafted_stub_keeps_the_users_comments_and_key_order(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    note = corpus / "ICLR2022" / "lora.md"
+    note.parent.mkdir(parents=True)
+    (corpus / "papernotes.toml").write_text('language = "en"\n')
+    head = ("---\n# my reading list, week 3\ntitle: 'LoRA: Low-Rank Adaptation'  # short title\nvenue: ICLR2022\n"
+            "status: stub   # draft me\nmine: [a, b]\n" + dump({"abstract": LORA}) + "---\n")
+    note.write_text(head + "\nMy own paragraph.\n", encoding="utf-8")
+    result = draft(corpus, engine="extractive")
+    assert result.drafted == ("ICLR2022/lora.md",)
+    text = note.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    for kept in ("# my reading list, week 3", "title: 'LoRA: Low-Rank Adaptation'  # short title", "venue: ICLR2022",
+                 "status: drafted   # draft me", "mine: [a, b]"):
+        assert kept in lines
+    front, body, _ = read(text)
+    assert list(front) == ["title", "venue", "lang", "summary", "keywords", "status", "draft_engine", "mine",
+                           "abstract"]
+    assert front["summary"] in LORA and front["draft_engine"] == "extractive"
+    assert body.startswith("\n## TL;DR\n") and body.endswith("\n\nMy own paragraph.\n")
 
 
 def test_extractive_uses_chinese_headings_by_default(tmp_path: Path) -> None:
@@ -243,7 +266,7 @@ def test_two_bad_replies_leave_a_stub_with_the_error(tmp_path: Path) -> None:
         result = draft(corpus)
         rel = "ICLR2024/swe_bench_can_language_models_resolve_real_world_github_issues.md"
         assert len(result.drafted) == 3 and [p for p, _ in result.failed] == [rel]
-        front, body = read_front((corpus / rel).read_text())
+        front, body, _ = read((corpus / rel).read_text())
         assert front is not None and front["status"] == "stub" and body == ""
         assert "`sections.method` is missing or empty" in front["draft_error"]
         assert sum(r.title.startswith("SWE-bench") for r in server.requests) == 2
@@ -279,7 +302,7 @@ def test_giving_up_keeps_the_stub(tmp_path: Path) -> None:
     assert result.drafted == () and len(server.requests) == 2
     [(rel, reason)] = result.failed
     assert reason == "HTTP 503 (gave up after 2 attempts)"
-    assert read_front((corpus / rel).read_text())[0]["draft_error"] == reason  # type: ignore[index]
+    assert read((corpus / rel).read_text())[0]["draft_error"] == reason  # type: ignore[index]
 
 
 def test_an_endpoint_that_keeps_failing_stops_the_run(tmp_path: Path) -> None:
@@ -288,7 +311,7 @@ def test_an_endpoint_that_keeps_failing_stops_the_run(tmp_path: Path) -> None:
         with pytest.raises(LLMError, match="keeps failing: HTTP 503"):
             draft(corpus, backoff_base=0.01)
     assert len(server.requests) == 3  # the fourth paper is never sent
-    errors = [read_front((corpus / p).read_text())[0].get("draft_error") for p in statuses(corpus)]  # type: ignore[union-attr]
+    errors = [read((corpus / p).read_text())[0].get("draft_error") for p in statuses(corpus)]  # type: ignore[union-attr]
     assert sorted(e or "" for e in errors) == ["", "", "HTTP 503 (gave up after 1 attempt)",
                                                "HTTP 503 (gave up after 1 attempt)"]
 
@@ -410,7 +433,7 @@ def test_kill_9_loses_no_finished_note(tmp_path: Path) -> None:
         child.wait(timeout=10)
         assert child.returncode == -signal.SIGKILL
         after_kill = {p: (corpus / p).read_text() for p in statuses(corpus)}
-        done = [p for p, text in after_kill.items() if read_front(text)[0]["status"] == "drafted"]  # type: ignore[index]
+        done = [p for p, text in after_kill.items() if read(text)[0]["status"] == "drafted"]  # type: ignore[index]
         assert 3 <= len(done) < 12
         for rel, text in after_kill.items():  # every file is a whole note, old or new
             note, problems = parse_note(rel, text)

@@ -26,7 +26,7 @@ from test_draft_paper import REL, TITLE, last_user, results_draft  # noqa: E402
 
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.draft import draft  # noqa: E402
-from papernotes.intake.ingest import read_front  # noqa: E402
+from papernotes.corpus.frontmatter import read  # noqa: E402
 from papernotes.intake.llm import LLMError  # noqa: E402
 
 runner = CliRunner()
@@ -81,7 +81,7 @@ def test_batch_end_to_end_with_a_repair_round(tmp_path: Path) -> None:
         assert ("model test-model: 5 request(s) (5 by batch in 2 new batch(es), 50% price), 0 from cache, "
                 "0 retried, 0 repaired; tokens 500 in + 250 out (cache saved 0); cost $0.3125") in text
         assert set(statuses(corpus).values()) == {"drafted"}
-        front, body = read_front((corpus / REL).read_text())
+        front, body, _ = read((corpus / REL).read_text())
         assert front is not None and front["draft_engine"] == "openai_batch"
         assert front["grounding"]["unsupported"] == 0 and "| Ours | 0.4642 | 0.5131 |" in body
         rows = batch_rows(corpus)

@@ -29,7 +29,7 @@ from papernotes.intake.draft import Drafted, Stub, draft  # noqa: E402
 from papernotes.intake.engines import ENGINES  # noqa: E402
 from papernotes.intake.engines._grounding import check, mark  # noqa: E402
 from papernotes.intake.engines._paper import estimate_tokens, plan, reply_reserve  # noqa: E402
-from papernotes.intake.ingest import read_front  # noqa: E402
+from papernotes.corpus.frontmatter import read  # noqa: E402
 from papernotes.intake.paper import Paragraph, PaperText, Section, read_paper  # noqa: E402
 
 runner = CliRunner()
@@ -170,7 +170,7 @@ def test_what_the_repair_does_not_fix_is_marked(tmp_path: Path) -> None:
         corpus, paper = paper_corpus(tmp_path, server)
         result = draft(corpus, limit=1, lang="en")
     assert len(server.requests) == 2 and result.ground_repaired == 1
-    front, body = read_front((corpus / REL).read_text())
+    front, body, _ = read((corpus / REL).read_text())
     assert front is not None and front["summary"] == "Gutter Networks reach 0.673⚠ on the hard split of GutterBench."
     assert "| Ours | 0.673⚠ | 0.5131 |" in body and body.count("⚠") == 2
     # counted as `check --grounding` counts: the front-matter summary, the summary section, the table
@@ -262,7 +262,7 @@ def test_an_unreadable_pdf_falls_back_to_the_abstract(tmp_path: Path, damage: An
     (request,) = server.requests
     assert "Full text" not in request.user_text and "Abstract:" in request.user_text
     assert "You only have the title and abstract" in request.body["messages"][0]["content"]
-    front, _ = read_front((corpus / REL).read_text())
+    front, _, _ = read((corpus / REL).read_text())
     assert front is not None and front["status"] == "drafted" and "grounding" not in front
 
 
@@ -271,7 +271,7 @@ def test_extractive_puts_result_sentences_with_numbers_under_experiments(tmp_pat
     paper = read_paper(pdfgen.sample_paper((corpus / REL).with_suffix(".pdf")))
     result = draft(corpus, engine="extractive", lang="en")
     assert len(result.drafted) == 4 and result.grounded == 1
-    front, body = read_front((corpus / REL).read_text())
+    front, body, _ = read((corpus / REL).read_text())
     # the paper's sentences pass; the stub's (OpenReview) abstract is not this generated paper's
     assert front is not None and front["grounding"]["not_in_paper"] == ["78%"] and result.unsupported == 1
     experiments = body.split("## Experiments\n", 1)[1].split("\n## ", 1)[0]

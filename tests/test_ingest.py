@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from papernotes.cli import app
 from papernotes.errors import CorpusError
-from papernotes.intake.ingest import MANIFEST, fold_duplicates, ingest, read_front, render_note
+from papernotes.corpus.frontmatter import KEY_ORDER, read, update
+from papernotes.intake.ingest import MANIFEST, fold_duplicates, ingest
 from papernotes.corpus.parse import parse_note
 from papernotes.intake.sources import Paper, SourceError, SourceRequest, load_source, title_key
 from papernotes.intake.sources import openreview as openreview_source
@@ -189,7 +190,7 @@ def test_stub_format(tmp_path: Path) -> None:
     run(tmp_path, "bibtex", str(BIB))
     rel = "ICLR2022/lora_low_rank_adaptation_of_large_language_models.md"
     text = (tmp_path / rel).read_text(encoding="utf-8")
-    front, body = read_front(text)
+    front, body, _ = read(text)
     assert front is not None and body == ""
     assert list(front) == ["id", "title", "venue", "authors", "links", "abstract", "status"]
     assert front["id"] == "iclr2022-lora-low-rank-adaptation-of-large-language-models"
@@ -205,10 +206,10 @@ def test_stub_format(tmp_path: Path) -> None:
 def test_sources_merge_into_untouched_stubs(tmp_path: Path) -> None:
     run(tmp_path, "bibtex", str(BIB))
     selfrag = "ICLR2024/self_rag_learning_to_retrieve_generate_and_critique_through_self_reflection.md"
-    assert "abstract" not in (read_front((tmp_path / selfrag).read_text())[0] or {})
+    assert "abstract" not in (read((tmp_path / selfrag).read_text())[0] or {})
     result = run(tmp_path, "openreview", "ICLR.cc/2024/Conference", from_file=OPENREVIEW)
     assert result.updated == (selfrag,) and len(result.created) == 3
-    front = read_front((tmp_path / selfrag).read_text())[0] or {}
+    front = read((tmp_path / selfrag).read_text())[0] or {}
     assert front["abstract"].startswith("Despite their remarkable capabilities")
     assert front["links"]["pdf"].startswith("https://openreview.net/pdf/")
     assert front["keywords"][0] == "Retrieval-augmented Generation"
@@ -218,7 +219,7 @@ def test_sources_merge_into_untouched_stubs(tmp_path: Path) -> None:
                                      "NeurIPS2023/qlora_efficient_finetuning_of_quantized_llms.md"]
     assert arxiv.created == ("NeurIPS2023/direct_preference_optimization_your_language_model_is_secretly_a_reward_"
                              "model.md",)
-    titles = [read_front(t)[0]["title"] for t in notes_in(tmp_path).values()]  # type: ignore[index]
+    titles = [read(t)[0]["title"] for t in notes_in(tmp_path).values()]  # type: ignore[index]
     assert len(titles) == len({title_key(t) for t in titles}) == 8
 
 
@@ -235,12 +236,12 @@ def test_edited_notes_are_never_touched(tmp_path: Path) -> None:
 def test_a_stub_whose_draft_failed_still_takes_new_fields(tmp_path: Path) -> None:
     run(tmp_path, "bibtex", str(BIB))
     qlora = tmp_path / "NeurIPS2023/qlora_efficient_finetuning_of_quantized_llms.md"
-    front, body = read_front(qlora.read_text())
-    assert front is not None and "abstract" not in front
-    qlora.write_text(render_note({**front, "draft_error": "no abstract to extract from"}, body))
+    front, _, _ = read(qlora.read_text())
+    assert "abstract" not in front
+    qlora.write_text(update(qlora.read_text(), {"draft_error": "no abstract to extract from"}, order=KEY_ORDER))
     result = run(tmp_path, "arxiv", from_file=ATOM)
     assert "NeurIPS2023/qlora_efficient_finetuning_of_quantized_llms.md" in result.updated
-    front, _ = read_front(qlora.read_text())
+    front, _, _ = read(qlora.read_text())
     assert front is not None and front["abstract"].startswith("We present QLoRA") and "draft_error" not in front
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from papernotes.site.build import build
@@ -22,7 +21,8 @@ from papernotes.cli import app
 from papernotes.errors import CorpusError
 from papernotes.migrate.convert import HEADER_KEY, convert_note, render_note, source_text
 from papernotes.migrate.tree import import_tree
-from papernotes.corpus.parse import parse_note, split_front_matter
+from papernotes.corpus.frontmatter import parse, split_front_matter
+from papernotes.corpus.parse import parse_note
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mkdocs" / "docs"
 NOTES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("*/*/*.md")
@@ -45,7 +45,7 @@ def assert_round_trip(original: str, fm: dict, body: str) -> None:
 
 def read_imported(path: Path) -> tuple[dict, str]:
     raw, body, _ = split_front_matter(path.read_bytes().decode("utf-8"))  # read_text would turn a lone CR into LF
-    return yaml.safe_load(raw), body
+    return parse(raw), body
 
 
 def convert(rel: str) -> tuple[dict, str, list]:
@@ -74,7 +74,7 @@ def test_fixture_round_trips_and_parses(rel: str) -> None:
     assert_round_trip(original, fm, body)
     text = render_note(fm, body)
     raw, body_again, _ = split_front_matter(text)
-    assert yaml.safe_load(raw) == fm and body_again == body
+    assert parse(raw) == fm and body_again == body
     note, parse_problems = parse_note(rel, text)
     assert note is not None and not [d for d in parse_problems if d.is_error], parse_problems
     assert (note.title, note.venue, note.domain, note.slug) == (fm["title"], *rel.removesuffix(".md").split("/"))

@@ -13,13 +13,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-import yaml
 
 from papernotes.site.build import build
 from papernotes.check.formulas import extract_formulas
 from papernotes.migrate.convert import source_text
 from papernotes.migrate.tree import import_tree
-from papernotes.corpus.parse import split_front_matter
+from papernotes.corpus.frontmatter import parse, split_front_matter
 
 DOCS = Path(os.environ.get("PAPERNOTES_REFERENCE_DOCS") or Path(__file__).parents[2] / "shared/corpus/paper-notes/docs")
 
@@ -66,7 +65,7 @@ def test_every_note_round_trips_and_keeps_its_formulas(site: tuple[Path, Path, o
         rel = path.relative_to(corpus).as_posix()
         original = (DOCS / rel).read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
         raw, body, _ = split_front_matter(path.read_bytes().decode("utf-8"))
-        fm = yaml.safe_load(raw)
+        fm = parse(raw)
         rebuilt = source_text(fm, body).split("\n")
         header = len(rebuilt) - len(body.split("\n"))
         if len(rebuilt) != len(original) or rebuilt[header:] != original[header:] \

@@ -21,7 +21,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-9"
+SCHEMA_VERSION = f"{__version__}-11"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS note_records (path TEXT PRIMARY KEY, record BLOB);
 CREATE TABLE IF NOT EXISTS published (site TEXT PRIMARY KEY, record BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS published_notes (
     site TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, listing TEXT, url TEXT,
-    cell TEXT, position INTEGER, title TEXT, PRIMARY KEY (site, path));
+    cell TEXT, position INTEGER, title TEXT, groups BLOB, PRIMARY KEY (site, path));
 CREATE INDEX IF NOT EXISTS published_notes_cell ON published_notes (site, cell, position);
 CREATE TABLE IF NOT EXISTS pages (
     site TEXT NOT NULL, url TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (site, url));
@@ -75,10 +75,12 @@ class Published:
     """Notes on the site."""
     pages: int
     """Pages on the site."""
-    scan: str
+    stamp: str = ""
+    """``build.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
+    scan: str = ""
     """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
     equal to the current scan means nothing changed. Empty while a publish is under way."""
-    problems: tuple[Diagnostic, ...]
+    problems: tuple[Diagnostic, ...] = ()
     """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
 
 
@@ -98,6 +100,19 @@ class PublishedNote:
     """Index on that page (notes are ordered by slug): neighbours are ``position ± 1``."""
     title: str | None = None
     """Plain title, the label of the links its neighbours' pages make to it."""
+    topics: tuple[str, ...] = ()
+    """Slugs of its topics (their pages list it)."""
+    aliases: tuple[str, ...] = ()
+    """URLs of the redirect pages its ``aliases`` made."""
+
+
+_NOTE_COLUMNS = "path, digest, listing, url, cell, position, title, groups"
+
+
+def _published_note(row: Sequence[Any]) -> PublishedNote:
+    *fields, groups = row
+    topics, aliases = marshal.loads(groups) if groups is not None else ((), ())
+    return PublishedNote(*fields, topics, aliases)
 
 
 class BuildCache:
@@ -226,8 +241,8 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, scan, problems = marshal.loads(row[0])
-        return Published(salt, notes, pages, scan, tuple(decode_problem(p) for p in problems))
+        salt, notes, pages, stamp, scan, problems = marshal.loads(row[0])
+        return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems))
 
     def published_urls(self, site: str) -> frozenset[str]:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it)."""
@@ -236,16 +251,16 @@ class BuildCache:
     def published_notes(self, site: str, paths: Iterable[str]) -> dict[str, PublishedNote]:
         out = {}
         for path in paths:
-            row = self.db.execute("SELECT path, digest, listing, url, cell, position, title FROM published_notes "
-                                  "WHERE site = ? AND path = ?", (site, path)).fetchone()
+            row = self.db.execute(f"SELECT {_NOTE_COLUMNS} FROM published_notes WHERE site = ? AND path = ?",
+                                  (site, path)).fetchone()
             if row is not None:
-                out[path] = PublishedNote(*row)
+                out[path] = _published_note(row)
         return out
 
     def neighbour(self, site: str, cell: str, position: int) -> PublishedNote | None:
-        row = self.db.execute("SELECT path, digest, listing, url, cell, position, title FROM published_notes "
-                              "WHERE site = ? AND cell = ? AND position = ?", (site, cell, position)).fetchone()
-        return PublishedNote(*row) if row is not None else None
+        row = self.db.execute(f"SELECT {_NOTE_COLUMNS} FROM published_notes WHERE site = ? AND cell = ? AND "
+                              "position = ?", (site, cell, position)).fetchone()
+        return _published_note(row) if row is not None else None
 
     def published_urls_by_path(self, site: str) -> dict[str, str]:
         return dict(self.db.execute("SELECT path, url FROM published_notes WHERE site = ? AND url IS NOT NULL",
@@ -254,15 +269,16 @@ class BuildCache:
     def record_published(self, site: str, state: Published, notes: Iterable[PublishedNote], *,
                          replace: bool, urls: Iterable[str] | None = None) -> None:
         """Record a publication; ``replace`` drops the rows of notes not given (a full plan)."""
-        record = marshal.dumps((state.salt, state.notes, state.pages, state.scan,
+        record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
                                 [encode_problem(d) for d in state.problems]))
         with self.db:
             if replace:
                 self.db.execute("DELETE FROM published_notes WHERE site = ?", (site,))
             if urls is not None:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
-            self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (
-                (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title) for n in notes))
+            self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+                (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title,
+                 marshal.dumps((n.topics, n.aliases)) if n.url is not None else None) for n in notes))
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
 
     def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:
@@ -271,7 +287,7 @@ class BuildCache:
         with self.db:
             self.db.executemany("DELETE FROM published_notes WHERE site = ? AND path = ?", ((site, p) for p in paths))
             self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in urls))
-        self.record_published(site, replace_state(state, scan=""), (), replace=False)
+        self.record_published(site, replace_state(state, scan="", stamp=""), (), replace=False)
 
     def forget_site(self, site: str) -> None:
         with self.db:

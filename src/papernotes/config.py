@@ -16,10 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from pydantic_core import PydanticCustomError
 
 from papernotes.errors import ConfigError, Diagnostic, error
+from papernotes.layout import CACHE_DIR, CONFIG_NAME  # noqa: F401  (the config module names them too)
 from papernotes.taxonomy import Taxonomy, load_taxonomy
-
-CONFIG_NAME = "papernotes.toml"
-CACHE_DIR = ".papernotes"
 
 
 class TaxonomyFiles(BaseModel):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.check.grounding import Finding, ground, note_numbers
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.corpus.model import Note
 from papernotes.errors import Diagnostic, warning
 
@@ -66,7 +66,7 @@ class GroundingReport:
 
 def ground_note(root: Path, path: str, summary: str = "", summary_line: int = 0) -> NoteGrounding | None:
     """Ground one note (``path`` relative to ``root``); ``None`` when it has no PDF. Raises ``PaperError``."""
-    from papernotes.corpus.parse import split_front_matter
+    from papernotes.corpus.frontmatter import split_front_matter
     from papernotes.intake.paper import cache_dir, paper_path, read_paper
 
     note_file = root / path

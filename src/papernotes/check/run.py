@@ -24,7 +24,7 @@ from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
 from papernotes.corpus.model import SECTIONS, Entry, Note
 from papernotes.site.plan import resolve_local_link, site_urls
-from papernotes.corpus.parse import split_front_matter
+from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.site.resolve import resolve
 from papernotes.taxonomy import Taxonomy
 

@@ -2,7 +2,7 @@
 
 Thin: loads the corpus and taxonomy, calls ``classify_model`` and prints or
 applies its predictions. ``--apply`` is the only write: it adds ``domain:`` to
-notes that have none (``classify.with_domain``), atomically, and moves nothing.
+notes that have none (``frontmatter.update``: every other byte kept), atomically, and moves nothing.
 Registered with ``@app.command``; scikit-learn is imported lazily so ``--help`` stays instant.
 """
 from __future__ import annotations
@@ -49,10 +49,11 @@ def classify(
     if apply and evaluate:
         err.print("[red]error:[/red] --apply and --evaluate cannot be combined")
         raise typer.Exit(2)
-    try:
-        from papernotes.classify import learned as cm
-    except PapernotesError as exc:  # scikit-learn is an extra
-        raise fail(exc) from None
+    from papernotes.extras import MissingExtraError, available, missing_message
+
+    if not available("sklearn"):  # the learned classifier is an extra
+        raise fail(MissingExtraError(missing_message("sklearn", "papernotes classify")))
+    from papernotes.classify import learned as cm
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)
@@ -82,7 +83,7 @@ def _apply(root: Path, notes: tuple[Note, ...], predictions: list[Prediction], a
     """Write ``domain:`` into domain-less notes whose file is unchanged since it was read."""
     from rich.markup import escape
 
-    from papernotes.classify.rules import with_domain
+    from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
     from papernotes.site.publish import atomic_write
 
     changes: list[dict[str, object]] = []
@@ -90,13 +91,16 @@ def _apply(root: Path, notes: tuple[Note, ...], predictions: list[Prediction], a
         if note.domain:
             continue
         path = root / note.path
+        text: str | None = None
         try:
             data = path.read_bytes()
-            text = with_domain(data.decode("utf-8"), p.predicted)
-        except (OSError, UnicodeDecodeError) as exc:
-            text, why = None, f"cannot read it again ({exc})"
-        else:
+            source = data.decode("utf-8")
+            current = read(source)[0].get("domain")
+            if current is None or (isinstance(current, str) and not current.strip()):
+                text = update(source, {"domain": p.predicted}, order=KEY_ORDER)
             why = "its `domain` line is not empty"
+        except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
+            why = f"cannot read it again ({exc})"
         if text is not None and note.digest and hashlib.sha1(data).hexdigest() != note.digest:
             text, why = None, "the file changed while classifying"
         if text is None:

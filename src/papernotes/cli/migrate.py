@@ -31,7 +31,7 @@ def import_mkdocs(
     """
     from rich.markup import escape
 
-    from papernotes.config import CACHE_DIR
+    from papernotes.layout import CACHE_DIR
     from papernotes.errors import PapernotesError
     from papernotes.migrate.convert import REPORT
     from papernotes.migrate.tree import import_tree

@@ -8,7 +8,6 @@ edit parses one file and decodes only the notes its pages show.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 from collections.abc import Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from papernotes.cache import BuildCache, NoteRow, decode_problem, encode_problem
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.corpus.model import Note
 from papernotes.errors import CorpusError, Diagnostic, error
 
@@ -181,7 +180,8 @@ def scan_corpus(root: Path) -> Scan:
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
     files = sorted(scan(root))  # tuples: by path first
-    return Scan(files, hashlib.blake2b(marshal.dumps([tuple(f) for f in files]), digest_size=16).hexdigest())
+    text = "\n".join([f"{path}\0{mtime}\0{size}" for path, mtime, size in files])
+    return Scan(files, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest())
 
 
 def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found: Scan | None = None) -> LoadedCorpus:

@@ -8,7 +8,7 @@ domain and topics as taxonomy records and its URL. Pages are built from entries.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from papernotes.taxonomy import Domain, Topic, Venue
 
@@ -35,9 +35,8 @@ RATING_KEYS: dict[str, tuple[str, ...]] = {
 LINK_KINDS = ("arxiv", "openreview", "code", "pdf")
 
 
-@dataclass(frozen=True, slots=True)
-class SectionInfo:
-    """Outline entry of one ``##`` section of a note."""
+class SectionInfo(NamedTuple):
+    """Outline entry of one ``##`` section of a note (a tuple: a large corpus has hundreds of thousands)."""
 
     key: str
     """Canonical key (see ``SECTIONS``) or ``""`` for a section of the author's own."""
@@ -128,7 +127,7 @@ class Note:
     def to_row(self) -> tuple[Any, ...]:
         """Plain tuples and dicts only, for the fast ``marshal`` codec of the build cache."""
         values = [getattr(self, name) for name in NOTE_FIELDS]
-        values[NOTE_FIELDS.index("sections")] = tuple((s.key, s.heading, s.line, s.chars) for s in self.sections)
+        values[NOTE_FIELDS.index("sections")] = tuple(map(tuple, self.sections))
         if self.grounding is not None:
             g = self.grounding
             values[NOTE_FIELDS.index("grounding")] = (g.checked, g.unsupported, g.pdf_sha256, g.not_in_paper)
@@ -138,7 +137,7 @@ class Note:
     def from_row(cls, row: tuple[Any, ...]) -> Note:
         values = list(row)
         idx = NOTE_FIELDS.index("sections")
-        values[idx] = tuple(SectionInfo(*s) for s in values[idx])
+        values[idx] = tuple(map(SectionInfo._make, values[idx]))
         idx = NOTE_FIELDS.index("grounding")
         if idx < len(values) and values[idx] is not None:
             values[idx] = Grounding(*values[idx])

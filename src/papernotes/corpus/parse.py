@@ -12,8 +12,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import yaml_rs
-
+from papernotes.corpus.frontmatter import FrontMatterError, key_lines, parse, split_front_matter
 from papernotes.errors import Diagnostic, error, warning
 from papernotes.site.markdown import inline_markdown, title_html
 from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Grounding, Note, SectionInfo
@@ -23,7 +22,6 @@ REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
               "ratings", "aliases", "abstract", "status", "slug", "grounding"}
 
-_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:", re.MULTILINE)
 _ARXIV_ID = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$", re.I)
 _STARS = re.compile(r"[⭐★]")
 _HALF = re.compile(r"½|☆")
@@ -73,29 +71,6 @@ def section_key(heading: str) -> str:
         if text.startswith(name):
             return key
     return ""
-
-
-def split_front_matter(text: str) -> tuple[str | None, str, int]:
-    """``(yaml text or None, body, body's first line)``; tolerates BOM and CRLF."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.startswith("---"):
-        return None, text, 1
-    first_nl = text.find("\n")
-    if first_nl < 0 or text[:first_nl].rstrip() != "---":
-        return None, text, 1
-    pos = first_nl + 1
-    line = 2
-    while True:
-        nl = text.find("\n", pos)
-        current = text[pos:] if nl < 0 else text[pos:nl]
-        if current.rstrip() in ("---", "..."):
-            body = "" if nl < 0 else text[nl + 1:]
-            return text[first_nl + 1:pos], body, line + 1
-        if nl < 0:
-            return text[first_nl + 1:], "", -1  # unterminated
-        pos = nl + 1
-        line += 1
 
 
 def _as_text(value: Any) -> str:
@@ -252,20 +227,10 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
     if body_line < 0:
         return None, [error(path, 1, "front matter is not closed by a `---` line", "front-matter")]
     try:
-        # yaml-rs: a native YAML parser, six times faster than PyYAML's C loader on real front matter
-        data = yaml_rs.loads(raw)
-    except yaml_rs.YAMLDecodeError as exc:
-        text = str(exc)
-        where = re.search(r"line (\d+)", text)
-        last = raw.count("\n") + 1  # an error at the end of input belongs to the last front-matter line
-        line = min(int(where.group(1)) + 1, last) if where else 1
-        problem = text.strip().splitlines()[-1] if text.strip() else "cannot be parsed"
-        return None, [error(path, line, f"invalid YAML front matter: {problem}", "front-matter")]
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return None, [error(path, 2, "front matter must be a mapping of `key: value` lines", "front-matter")]
-    lines = {m.group(1): raw.count("\n", 0, m.start()) + 2 for m in _TOP_KEY.finditer(raw)}
+        data = parse(raw)
+    except FrontMatterError as exc:
+        return None, [error(path, exc.line, exc.message, "front-matter")]
+    lines = key_lines(raw)
 
     def line_of(key: str) -> int:
         return lines.get(key, 1)

@@ -27,12 +27,12 @@ from string import Template
 from typing import Any
 
 from papernotes.config import load_config
+from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake.engines import ENGINES, DraftEngine
 from papernotes.intake.extractive import split_sentences
-from papernotes.intake.ingest import read_front, render_note
 from papernotes.intake.llm import LLMSettings, Usage
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
 from papernotes.registry import UnknownName
@@ -54,6 +54,8 @@ class Stub:
     """SHA-1 of the file's bytes when read; the note is only rewritten if it still matches."""
     front: dict[str, Any]
     body: str
+    source: str = ""
+    """The note's text as read: a draft rewrites its front matter in place, comments and key order kept."""
 
     def text(self, key: str) -> str:
         value = self.front.get(key)
@@ -110,15 +112,14 @@ def find_stubs(corpus: Path) -> tuple[list[Stub], list[str]]:
     for source in sorted(scan(corpus), key=lambda f: f.path):
         try:
             data = (corpus / source.path).read_bytes()
-            front, body = read_front(data.decode("utf-8"))
-        except (OSError, UnicodeDecodeError):
+            text = data.decode("utf-8")
+            front, body, _ = read(text)
+        except (OSError, UnicodeDecodeError, FrontMatterError):
             continue  # `check` and `build` report unreadable notes
-        if front is None:
-            continue
         if isinstance(front.get("abstract"), str) and front["abstract"].strip():
             abstracts.append(front["abstract"])
         if str(front.get("status", "")).strip() == "stub":
-            stubs.append(Stub(source.path, hashlib.sha1(data).hexdigest(), front, body))
+            stubs.append(Stub(source.path, hashlib.sha1(data).hexdigest(), front, body, text))
     return stubs, abstracts
 
 
@@ -246,17 +247,17 @@ def body_parts(stub: Stub, drafted: Drafted, lang: str) -> list[tuple[str, str]]
 def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
                    grounding: Grounding | None = None) -> str:
     """The stub's text with its draft: sections first, any text the stub already had after them."""
-    front = {k: v for k, v in stub.front.items() if k not in ("draft_error", "grounding")}
-    source = front.get("keywords") if isinstance(front.get("keywords"), list) else []
-    front["keywords"] = _merge_keywords(drafted.keywords, source)
-    front.update(summary=drafted.summary, lang=lang, status="drafted", draft_engine=drafted.engine)
+    source = stub.front.get("keywords") if isinstance(stub.front.get("keywords"), list) else []
+    front: dict[str, Any] = {"draft_error": DELETE, "keywords": _merge_keywords(drafted.keywords, source),
+                             "summary": drafted.summary, "lang": lang, "status": "drafted",
+                             "draft_engine": drafted.engine,
+                             "grounding": grounding.to_front() if grounding is not None else DELETE}
     if drafted.ratings:
         front["ratings"] = dict(drafted.ratings)
     if model:
         front["draft_model"] = model
-    if grounding is not None:
-        front["grounding"] = grounding.to_front()
-    return render_note(front, "\n\n".join(text for _, text in body_parts(stub, drafted, lang)))
+    body = "\n\n".join(text for _, text in body_parts(stub, drafted, lang))
+    return update(stub.source, front, order=KEY_ORDER, body="\n" + body + "\n")
 
 
 def _write_if_unchanged(corpus: Path, stub: Stub, text: str) -> bool:
@@ -319,7 +320,7 @@ class DraftJob:
                 self.unsupported += grounding.unsupported
 
     def fail(self, stub: Stub, reason: str) -> None:
-        if self._done(stub, render_note({**stub.front, "draft_error": reason}, stub.body)):
+        if self._done(stub, update(stub.source, {"draft_error": reason}, order=KEY_ORDER)):
             self.failed.append((stub.path, reason))
             self.problems.append(error(stub.path, 0, f"draft failed, still a stub: {reason}", "draft-failed"))
 

@@ -21,14 +21,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from papernotes.config import CACHE_DIR, load_config, load_site_taxonomy
 from papernotes.corpus.load import read_note, scan
 from papernotes.errors import CorpusError, Diagnostic, error
 from papernotes.corpus.model import LINK_KINDS
 from papernotes.site.publish import atomic_write
-from papernotes.corpus.parse import split_front_matter
+from papernotes.corpus import frontmatter
+from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError
 from papernotes.intake.sources import Paper, SourceRequest, load_source
 from papernotes.intake.venues import normalise_venue, resolve_venue
 from papernotes.taxonomy import Taxonomy, slugify
@@ -36,9 +35,6 @@ from papernotes.taxonomy import Taxonomy, slugify
 MANIFEST = "ingest-manifest.json"
 MANIFEST_EVERY = 100
 """Notes written between manifest saves; a crash in between only loses merge-ability, not notes."""
-#: Front-matter keys in the order notes are written; other keys follow in their own order.
-FRONT_ORDER = ("id", "title", "venue", "domain", "lang", "authors", "summary", "keywords", "topics", "ratings",
-               "links", "abstract", "status", "draft_engine", "draft_error")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,49 +55,10 @@ class IngestResult:
 
 # ---------------------------------------------------------------- note text
 
-class _Dumper(yaml.SafeDumper):
-    """Readable front matter: long text folded, short lists and number maps inline."""
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else (">" if len(value) > 100 else None)
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-def _list(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.SequenceNode:
-    flow = all(isinstance(v, (str, int, float)) for v in value)
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
-
-
-def _dict(dumper: yaml.SafeDumper, value: dict[Any, Any]) -> yaml.MappingNode:
-    flow = bool(value) and all(isinstance(v, (int, float)) for v in value.values())
-    return dumper.represent_mapping("tag:yaml.org,2002:map", value, flow_style=flow)
-
-
-_Dumper.add_representer(str, _str)
-_Dumper.add_representer(list, _list)
-_Dumper.add_representer(dict, _dict)
-
-
 def render_note(front: dict[str, Any], body: str = "") -> str:
-    """A note's text: front matter in ``FRONT_ORDER`` then ``body``."""
-    ordered = {k: front[k] for k in FRONT_ORDER if k in front}
-    ordered.update((k, v) for k, v in front.items() if k not in ordered)
-    text = yaml.dump(ordered, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100)
+    """A new note's text: front matter in ``KEY_ORDER`` then ``body``."""
     body = body.strip("\n")
-    return f"---\n{text}---\n" + (f"\n{body}\n" if body else "")
-
-
-def read_front(text: str) -> tuple[dict[str, Any] | None, str]:
-    """``(front matter mapping or None, body)`` of a note's text."""
-    raw, body, line = split_front_matter(text.replace("\r\n", "\n"))
-    if raw is None or line < 0:
-        return None, text
-    try:
-        data = yaml.safe_load(raw)
-    except yaml.YAMLError:
-        return None, body
-    return (data if isinstance(data, dict) else None), body
+    return frontmatter.render(front, f"\n{body}\n" if body else "", order=KEY_ORDER)
 
 
 def _links(paper: Paper) -> dict[str, str]:
@@ -231,13 +188,11 @@ class CorpusState:
         if entry.get("sha1") == item.digest:
             return True
         try:
-            front, body = read_front((self.root / item.path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError):
+            text = (self.root / item.path).read_bytes().decode("utf-8")
+            before_draft = frontmatter.update(text, {"draft_error": DELETE})
+        except (OSError, UnicodeDecodeError, FrontMatterError):
             return False
-        if front is None or "draft_error" not in front:
-            return False
-        front.pop("draft_error")
-        return hashlib.sha1(render_note(front, body).encode("utf-8")).hexdigest() == entry.get("sha1")
+        return hashlib.sha1(before_draft.encode("utf-8")).hexdigest() == entry.get("sha1")
 
     def new_path(self, paper: Paper) -> tuple[str, str]:
         """``(relative path, note id)`` for a new stub; slugs are unique per venue, ids per corpus."""
@@ -332,17 +287,18 @@ def _where(paper: Paper, source: str) -> tuple[str, int]:
 
 
 def _merged_text(path: Path, paper: Paper) -> str | None:
-    """The stub's new text with ``paper`` merged in; ``None`` when nothing changes."""
+    """The stub's new text with ``paper`` merged into its front matter; ``None`` when nothing changes."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-    front, body = read_front(text)
-    if front is None:
+        text = path.read_bytes().decode("utf-8")
+        front, _, _ = frontmatter.read(text)
+    except (OSError, UnicodeDecodeError, FrontMatterError):
         return None
     merged = merge_front(front, paper)
     if merged == front:
         return None
-    merged.pop("draft_error", None)  # the new fields may be what the draft lacked; let it try again
-    return render_note(merged, body)
-
+    changes = {k: v for k, v in merged.items() if k not in front or front[k] != v}
+    changes["draft_error"] = DELETE  # the new fields may be what the draft lacked; let it try again
+    try:
+        return frontmatter.update(text, changes, order=KEY_ORDER)
+    except FrontMatterError:
+        return None

@@ -10,8 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
+from papernotes.corpus.frontmatter import dump
 from papernotes.errors import PapernotesError
 from papernotes.corpus.model import SECTIONS
 from papernotes.site.publish import atomic_write
@@ -39,15 +38,14 @@ class NewNote:
 
 
 def note_text(spec: NewNote, note_id: str) -> str:
-    front: dict[str, object] = {"id": note_id, "title": spec.title, "venue": spec.venue, "domain": spec.domain,
-                                "topics": [], "keywords": []}
-    links = {k: v for k, v in (("arxiv", spec.arxiv), ("code", spec.code)) if v}
-    if links:
-        front["links"] = links
-    front["lang"] = spec.lang
-    head = yaml.safe_dump(front, allow_unicode=True, sort_keys=False, width=10**6)
+    head = dump({"id": note_id, "title": spec.title, "venue": spec.venue, "domain": spec.domain})
     # `topics: []` would pin "no topics"; leave the key commented so the taxonomy rules apply
-    head = head.replace("topics: []\n", "# topics: []  (omit to let the taxonomy rules assign topics)\n")
+    head += "# topics: []  (omit to let the taxonomy rules assign topics)\n"
+    rest: dict[str, object] = {"keywords": []}
+    if links := {k: v for k, v in (("arxiv", spec.arxiv), ("code", spec.code)) if v}:
+        rest["links"] = links
+    rest["lang"] = spec.lang
+    head += dump(rest)
     parts = [f"---\n{head}---\n"]
     for key, (zh, en, _) in SECTIONS.items():
         parts.append(f"\n## {en if spec.lang == 'en' else zh}\n")

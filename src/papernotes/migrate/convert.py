@@ -23,15 +23,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
+from papernotes.corpus import frontmatter
+from papernotes.corpus.frontmatter import TEXT_KEYS, FrontMatterError
 from papernotes.errors import Diagnostic, error, warning
-
-try:
-    _Dumper: Any = yaml.CSafeDumper
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _Dumper, _Loader = yaml.SafeDumper, yaml.SafeLoader
 
 MANIFEST = "import-manifest.json"
 REPORT = "import-report.json"
@@ -66,6 +60,8 @@ _SPLIT = re.compile(r"\s*[,，、;；]\s*")
 MD_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _PLACEHOLDER = "{}"
 _LINK_KINDS = ("arxiv", "openreview", "code", "pdf")
+_OLD_TEXT_KEYS = TEXT_KEYS | {"arxiv", "arxiv_id", "code", "authors"}
+"""Text fields of a source's own front matter: ``arxiv: 2401.10010`` is an id, not a number."""
 
 
 # ------------------------------------------------------------------ the header
@@ -87,10 +83,10 @@ def _old_front_matter(lines: list[str]) -> int:
     if close is None or any(line.rstrip().endswith(_PLACEHOLDER) for line in lines[:close]):
         return 0
     try:
-        data = yaml.load("\n".join(lines[1:close]), Loader=_Loader)
-    except yaml.YAMLError:
+        frontmatter.parse("\n".join(lines[1:close]), 2, _OLD_TEXT_KEYS)
+    except FrontMatterError:
         return 0
-    return close + 1 if isinstance(data, dict) else 0
+    return close + 1
 
 
 def _meta_section_end(lines: list[str], start: int) -> int | None:
@@ -233,7 +229,7 @@ def _map_labels(found: list[tuple[int, str, str]], path: str,
 
 def _from_old_front_matter(lines: list[str], end: int, fm: dict[str, Any], path: str) -> Diagnostic:
     """Fill empty fields from a front matter the source already had (kept verbatim in the header)."""
-    data = yaml.load("\n".join(lines[1:end - 1]), Loader=_Loader)
+    data = frontmatter.parse("\n".join(lines[1:end - 1]), 2, _OLD_TEXT_KEYS)
     links = fm.setdefault("links", {})
     for key in ("arxiv", "arxiv_id"):
         if "arxiv" not in links and isinstance(data.get(key), (str, float)) and (aid := _typed("arxiv", str(data[key]))):
@@ -375,5 +371,4 @@ def source_text(fm: dict[str, Any], body: str) -> str:
 
 def render_note(fm: dict[str, Any], body: str) -> str:
     """The imported file: YAML front matter, then the body verbatim."""
-    dumped = yaml.dump(fm, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=10**9)
-    return f"---\n{dumped}---\n{body}"
+    return frontmatter.render(fm, body)

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from papernotes import __version__
-from papernotes.config import CACHE_DIR, CONFIG_NAME
+from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.migrate.convert import (
     GENERATED,

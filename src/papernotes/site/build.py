@@ -14,17 +14,28 @@ import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published, PublishedNote
-from papernotes.config import SiteConfig, load_config, load_site_taxonomy
-from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths, scan_corpus
+from papernotes.corpus.load import (
+    LoadedCorpus,
+    cache_path,
+    load_corpus,
+    load_paths,
+    scan_corpus,
+)
 from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.layout import CONFIG_NAME
+from papernotes.site.manifest import MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.testhooks import pause
+
+if TYPE_CHECKING:
+    from papernotes.config import SiteConfig
 
 Progress = Callable[[str, int, int], None]
 
@@ -71,9 +82,51 @@ class SitePlan:
     """Every entry (for the search index) when the whole site was planned."""
     urls: frozenset[str] | None = None
     """Every directory page, when the whole site was planned."""
+    stale: frozenset[str] = frozenset()
+    """Pages to remove, when only part of the site was planned (a complete plan removes what it lacks)."""
+
+
+def settings_stamp(root: Path) -> str:
+    """A cheap stand-in for the salt, compared before reading any setting: it changes whenever the salt
+    may have (papernotes' files, the config's bytes, the taxonomy files and theme folder it names),
+    judged by file sizes and modification times. Empty (never equal) when the config cannot be read."""
+    import tomllib
+
+    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
+    paths = [Path(__file__).resolve().parents[1]]
+    try:
+        data = (root / CONFIG_NAME).read_bytes()
+    except FileNotFoundError:
+        data = b""
+    except OSError:
+        return ""
+    digest.update(data)
+    try:
+        config = tomllib.loads(data.decode("utf-8-sig")) if data else {}
+        files = config.get("taxonomy", {})
+        paths += [root / name for kind in ("venues", "domains", "topics") for name in files.get(kind, [])]
+        if config.get("theme_dir"):
+            paths.append(root / str(config["theme_dir"]))
+    except (ValueError, AttributeError, TypeError):
+        return ""
+    for top in paths:
+        for dirpath, dirnames, filenames in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                try:
+                    st = os.stat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                digest.update(f"{dirpath}/{name}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    return digest.hexdigest()
 
 
 def open_project(corpus: Path) -> Project:
+    from papernotes.config import (  # the schema (pydantic) loads only here
+        load_config,
+        load_site_taxonomy,
+    )
+
     root = corpus.resolve()
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
@@ -95,26 +148,43 @@ class Builder:
 
     def __init__(self, corpus: Path, out: Path, *, workers: int | None = None, progress: Progress | None = None,
                  use_cache: bool = True) -> None:
-        self.project = open_project(corpus)
+        self.root = corpus.resolve()
+        if not self.root.is_dir():
+            raise CorpusError(f"{self.root}: corpus directory not found")
         self.staging = Staging(out)
-        self.staging.check_target(self.project.root)
+        self.staging.check_target(self.root)
         self.out = out
         self.workers = workers or os.cpu_count() or 1
         self.progress = progress
-        self.cache_file = cache_path(self.project.root) if use_cache else None
+        self.cache_file = cache_path(self.root) if use_cache else None
+        self._project: Project | None = None
         self._theme = None
         self._theme_precompiled = False
+
+    @property
+    def project(self) -> Project:
+        """Config, taxonomy and salt, read on first use (a build with nothing to do never needs them)."""
+        if self._project is None:
+            self._project = open_project(self.root)
+        return self._project
 
     def build(self, *, strict: bool = False, edited: Collection[str] | None = None) -> BuildResult:
         """Bring the site up to date. ``edited``: the note paths a watcher saw change, so the corpus
         need not be scanned when only those notes' own pages change (anything else scans)."""
         started = time.perf_counter()
-        project, staging = self.project, self.staging
+        staging = self.staging
         staging.recover()  # finish a publish a crash interrupted before comparing with it
         site = staging.site_key
         result = BuildResult(self.out)
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
+            stamp = settings_stamp(self.root)
+            found = None
+            if previous is not None and previous.stamp == stamp and edited is None and not strict:
+                found = scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
+                if previous.scan == found.digest:
+                    return self._up_to_date(result, previous, cache, started)
+            project = self.project
             if previous is not None and previous.salt != project.salt:
                 previous = None
             plan = loaded = None
@@ -124,20 +194,20 @@ class Builder:
                 changed, removed = cache.changed_since_published(site, edited)
                 plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous)
             if plan is None:
-                found = scan_corpus(project.root)
+                found = found or scan_corpus(project.root)
                 scan_digest = found.digest
                 if previous is not None and previous.scan == found.digest and not strict:
-                    result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
-                    parse_problems = [d for group in cache.note_problems().values() for d in group]
-                    result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(site)]
-                    result.seconds = time.perf_counter() - started
-                    return result
+                    cache.record_published(site, replace(previous, stamp=stamp), (), replace=False)
+                    return self._up_to_date(result, previous, cache, started)
                 loaded = load_corpus(project.root, cache, self.workers, found)
                 pause("build.loaded")
                 changed, removed = cache.changed_since_published(site) if previous is not None else (
                     set(loaded.digests), set())
                 if previous is not None and not removed and not strict:
                     plan = _plan_bodies(project, loaded, cache, site, changed, previous)
+                if plan is None and previous is not None and not strict:
+                    plan = _plan_scoped(project, loaded, cache, site, changed, removed, previous,
+                                        staging.out / MANIFEST_NAME)
                 if plan is None:
                     plan = _plan_site(project, loaded, cache, strict)
             result.notes, result.pages = plan.state.notes, plan.state.pages
@@ -146,7 +216,7 @@ class Builder:
             before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
                       if previous is not None else {})
             todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
-            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set()
+            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set(plan.stale)
             # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
             # half-way is then redone by the next build, whatever the notes say by then.
             if previous is not None:
@@ -154,10 +224,17 @@ class Builder:
             page_problems = self._render_and_publish(plan, todo, stale, cache, incremental=previous is not None)
             cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
-            cache.record_published(site, replace(plan.state, scan=scan_digest), plan.notes, replace=plan.complete,
-                                   urls=plan.urls)
+            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
+                                   replace=plan.complete, urls=plan.urls)
             result.diagnostics += cache.page_problems(site)
             result.rendered, result.removed = len(todo), len(stale)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
+        result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
+        parse_problems = [d for group in cache.note_problems().values() for d in group]
+        result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(self.staging.site_key)]
         result.seconds = time.perf_counter() - started
         return result
 
@@ -174,7 +251,7 @@ class Builder:
 
     def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
                             incremental: bool) -> list[tuple[str, Diagnostic]]:
-        from papernotes.site.manifest import MANIFEST_NAME, manifest
+        from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
         from papernotes.site.search import corpus_bodies, search_files, search_update
         from papernotes.site.theme import copy_assets
@@ -188,7 +265,9 @@ class Builder:
             for url in stale:
                 staging.remove(output_path(url))
             if plan.entries is not None:
-                staging.write(MANIFEST_NAME, manifest(plan.pages))
+                record = (manifest(plan.pages) if plan.complete else
+                          updated((staging.out / MANIFEST_NAME).read_bytes(), plan.pages, stale))
+                staging.write(MANIFEST_NAME, record)
                 staging.planned_writes([MANIFEST_NAME])
             search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
             search = None
@@ -250,8 +329,7 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
 
 def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
     """Resolve and plan every page."""
-    from papernotes.site.markdown import title_text
-    from papernotes.site.plan import SiteIndex, cell_url, plan_site
+    from papernotes.site.plan import SiteIndex, plan_site
 
     entries, problems = _resolve(project, loaded, cache)
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
@@ -262,10 +340,89 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
     for cell in index.by_cell.values():
         for i, e in enumerate(cell):
-            rows[e.note.path] = PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url,
-                                              cell_url(e.venue, e.domain), i, title_text(e.note.title))
-    state = Published(project.salt, len(entries), len(pages), "", tuple(problems))
+            rows[e.note.path] = _published_row(e, i)
+    state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
     return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
+
+
+def _published_row(entry: Entry, position: int) -> PublishedNote:
+    from papernotes.site.markdown import title_text
+    from papernotes.site.plan import cell_url
+
+    return PublishedNote(entry.note.path, entry.note.digest, listing_digest(entry), entry.url,
+                         cell_url(entry.venue, entry.domain), position, title_text(entry.note.title),
+                         tuple(t.slug for t in entry.topics), _alias_urls(entry))
+
+
+def _alias_urls(entry: Entry) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(a.strip("/") + "/" for a in entry.note.aliases if a.strip("/") + "/" != entry.url))
+
+
+def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                 removed: set[str], previous: Published, record: Path) -> SitePlan | None:
+    """Resolve every note, but plan only the pages the changed notes were or are on (``None``: plan all).
+
+    The scope is every group (venue × domain page, venue, domain, topic) a changed note
+    left or joined, the changed notes and their old and new neighbours, the notes whose
+    links depend on which pages exist, and the site-wide pages. When a note joined,
+    left or moved, every venue × domain page of its domain is in scope too: their
+    cross-venue line counts it.
+    """
+    from papernotes.site.manifest import ManifestError, read_manifest
+    from papernotes.site.plan import Scope, SiteIndex, plan_site
+
+    try:
+        read_manifest(record.read_bytes())  # updated in place below: it must be readable
+    except (OSError, ManifestError):
+        return None
+    entries, problems = _resolve(project, loaded, cache)
+    index = SiteIndex.of(entries)
+    old = cache.published_notes(site, changed | removed)
+    new = {e.note.path: e for e in index.entries if e.note.path in changed}
+    cells: set[tuple[str, str]] = set()
+    topics: set[str] = set()
+    notes: set[str] = set(new)
+    candidates: set[str] = set()  # pages that may be gone
+    joined_or_left = False
+    for path, row in old.items():
+        if row.url is None or row.cell is None or row.position is None:
+            continue
+        venue_id, slug = row.cell.split("/")[:2]
+        cells.add((venue_id, slug))
+        topics.update(row.topics)
+        candidates.update((row.url, *row.aliases, row.cell, f"{venue_id}/", f"domains/{slug}/",
+                           *(f"topics/{t}/" for t in row.topics)))
+        for position in (row.position - 1, row.position + 1):
+            if (other := cache.neighbour(site, row.cell, position)) is not None:
+                notes.add(other.path)
+        if path not in new or new[path].url != row.url:
+            joined_or_left = True
+    for path, entry in new.items():
+        key = (entry.venue.id, entry.domain.slug)
+        cells.add(key)
+        topics.update(t.slug for t in entry.topics)
+        if path not in old or old[path].url is None:
+            joined_or_left = True
+        cell = index.by_cell[key]
+        at = cell.index(entry)
+        notes.update(e.note.path for e in cell[max(0, at - 1):at + 2])
+    domains = {slug for _, slug in cells}
+    if joined_or_left:
+        cells.update(key for key in index.by_cell if key[1] in domains)
+    notes.update(e.note.path for e in index.entries if e.note.local_links)
+    scope = Scope(frozenset(notes), frozenset(cells), frozenset(v for v, _ in cells), frozenset(domains),
+                  frozenset(topics), site_wide=True)
+    pages = plan_site(index, _settings(project), project.salt, scope)
+    planned = {p.url for p in pages}
+    stale = frozenset(candidates - planned - index.urls)
+    known = cache.page_fingerprints(site, planned)
+    rows = {path: PublishedNote(path, loaded.digests[path]) for path in changed if path in loaded.digests}
+    for key in cells:
+        for position, entry in enumerate(index.by_cell.get(key, ())):
+            rows[entry.note.path] = _published_row(entry, position)
+    state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)),
+                      problems=tuple(problems))
+    return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale)
 
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],

@@ -27,7 +27,6 @@ from papernotes.site.contexts import (
     DomainsIndexContext,
     HomeContext,
     Link,
-    NoteContext,
     Page,
     TopicContext,
     TopicsIndexContext,
@@ -111,17 +110,30 @@ def _with(base: PublishedPage, count: int | None, notes: Sequence[str],
 
 
 def manifest(pages: Iterable[Page]) -> bytes:
-    """The record of ``pages`` (the whole planned site) as UTF-8 JSON, one page per line.
+    """The record of ``pages`` (the whole planned site) as UTF-8 JSON, one page per line."""
+    return encode(describe(p) for p in pages)
 
-    Note pages, the bulk of a site, are a plain list of URLs (each is a directory
+
+def updated(old: bytes, pages: Iterable[Page], removed: Iterable[str]) -> bytes:
+    """The record ``old`` with ``pages`` re-described and the pages at ``removed`` URLs dropped
+    (a build that planned only the pages an edit touched)."""
+    by_url = read_manifest(old).by_url()
+    for url in removed:
+        by_url.pop(url, None)
+    by_url.update((p.url, describe(p)) for p in pages)
+    return encode(by_url.values())
+
+
+def encode(pages: Iterable[PublishedPage]) -> bytes:
+    """Note pages, the bulk of a site, are a plain list of URLs (each is a directory
     page: its file is ``URL/index.html``); listings refer to them by position in
     that list, which keeps the record small at 50,000 notes.
     """
     pages = list(pages)
-    notes = sorted(p.url for p in pages if isinstance(p.context, NoteContext))
+    notes = sorted(p.url for p in pages if p.kind == "note")
     position = {url: i for i, url in enumerate(notes)}
     rows = []
-    for page in sorted((describe(p) for p in pages if not isinstance(p.context, NoteContext)), key=lambda p: p.url):
+    for page in sorted((p for p in pages if p.kind != "note"), key=lambda p: p.url):
         row: dict[str, Any] = {"url": page.url, "file": page.file, "kind": page.kind}
         if page.count is not None:
             row["count"] = page.count

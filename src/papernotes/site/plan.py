@@ -19,14 +19,16 @@ import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
-from papernotes.config import SiteConfig
 from papernotes.corpus.model import Entry
 from papernotes.registry import Registry
 from papernotes.site.contexts import Crumb, Link, Page, PaperItem, SiteLabels
 from papernotes.taxonomy import Domain, Taxonomy, Topic, Venue
+
+if TYPE_CHECKING:
+    from papernotes.config import SiteConfig
 
 # ------------------------------------------------------------------ URLs and labels
 

@@ -29,7 +29,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from papernotes.config import CACHE_DIR, CONFIG_NAME
+from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.corpus.load import SKIP_FILES
 from papernotes.errors import PapernotesError
 from papernotes.site.build import Builder, BuildResult

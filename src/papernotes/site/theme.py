@@ -23,14 +23,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlsplit
 
 import jinja2
 from markupsafe import Markup
 
-from papernotes.config import SiteConfig
-from papernotes.corpus.parse import split_front_matter
+from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.site.contexts import (
     DomainContext,
@@ -48,6 +47,9 @@ from papernotes.site.contexts import (
 )
 from papernotes.site.markdown import markdown_body, rewrite_links
 from papernotes.site.publish import Staging
+
+if TYPE_CHECKING:
+    from papernotes.config import SiteConfig
 
 _SAFE = "/#?=&%.-_~:+,;@!$'()*"
 PACKAGE_PREFIX = "papernotes/"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.errors import PapernotesError
 from papernotes.intake.draft import DraftJob, Stub
 from papernotes.intake.engines import DraftEngine

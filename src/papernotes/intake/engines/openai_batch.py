@@ -18,7 +18,7 @@ ends.
 """
 from __future__ import annotations
 
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.intake.draft import DraftJob, Stub
 from papernotes.intake.engines import DraftEngine
 from papernotes.intake.engines._conversation import Call, Conversation, Prompts, Reply, converse

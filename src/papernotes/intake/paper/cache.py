@@ -11,7 +11,7 @@ import gzip
 import json
 from pathlib import Path
 
-from papernotes.config import CACHE_DIR
+from papernotes.layout import CACHE_DIR
 from papernotes.intake.paper.model import PaperText
 from papernotes.site.publish import atomic_write
 

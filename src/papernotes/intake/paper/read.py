@@ -12,7 +12,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from papernotes.config import CACHE_DIR, CONFIG_NAME
+from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.intake.paper import cache
 from papernotes.intake.paper.cleanup import clean_lines, known_hyphenated
 from papernotes.intake.paper.extract import RawDocument, extract_document

@@ -1,0 +1,9 @@
+"""Where papernotes keeps things in a corpus: the config file and the cache folder.
+
+A module of its own (no imports) so that code on the fast path of a build, which
+must not load the config schema, can name them.
+"""
+CONFIG_NAME = "papernotes.toml"
+"""The site's settings, at the root of the corpus."""
+CACHE_DIR = ".papernotes"
+"""Caches, manifests and reports, at the root of the corpus; deleting it is always safe."""

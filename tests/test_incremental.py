@@ -1,0 +1,102 @@
+"""Incremental builds equal clean builds: a random walk of edits, each followed by a rebuild compared
+byte for byte with a build from scratch of the same corpus.
+
+The edits cover every way a note can change what other pages show: its body only (the
+fast path), its title or topics (listing pages re-planned in scope), its domain or
+venue (it moves to another venue × domain page), aliases, a link to another note, a
+new note, a deleted note, a note that stops parsing and is fixed again.
+"""
+from __future__ import annotations
+
+import random
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES
+from papernotes.site.build import build
+from papernotes.site.search.contents import index_contents
+
+EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
+DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
+VENUES = ("ICML2024", "ICLR2024", "NeurIPS2023")
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
+    where a clean one cuts the shards anew)."""
+    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
+             if p.is_file() and p.name != ".papernotes-site"}
+    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
+    return {**files, "search contents": repr(index_contents(site)).encode()}
+
+
+def set_field(text: str, key: str, value: str) -> str:
+    """``key: value`` in the front matter (replaced or added as its last line)."""
+    head, sep, body = text.partition("\n---\n")
+    if re.search(rf"(?m)^{key}:", head):
+        head = re.sub(rf"(?m)^{key}:.*$", lambda _: f"{key}: {value}", head, count=1)
+    else:
+        head += f"\n{key}: {value}"
+    return head + sep + body
+
+
+def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> str:
+    notes = sorted(p for p in corpus.rglob("*.md"))
+    note = rng.choice(notes)
+    text = note.read_text(encoding="utf-8")
+    if kind == "body":
+        text += f"\n\n追加 {n}。\n"
+    elif kind == "title":
+        text = set_field(text, "title", f'"Edited title {n}"')
+    elif kind == "topics":
+        text = set_field(text, "topics", rng.choice(["[optimizer]", "[llm, reasoning]", "[]", f"[adhoc{n}]"]))
+    elif kind == "domain":
+        text = set_field(text, "domain", rng.choice(DOMAINS))
+    elif kind == "venue":
+        text = set_field(text, "venue", rng.choice(VENUES))
+    elif kind == "alias":
+        text = set_field(text, "aliases", f"[old/path{n}/]")
+    elif kind == "link":
+        other = rng.choice(notes)
+        text += f"\n\nSee [another](/{other.relative_to(corpus).as_posix()}) and [gone](../missing{n}.md).\n"
+    elif kind == "add":
+        new = note.with_name(f"added_{n}.md")
+        new.write_text(set_field(text, "id", f"added-{n}").replace("title: ", f"title: Added {n} ", 1),
+                       encoding="utf-8")
+        return f"add {new.name}"
+    elif kind == "remove":
+        note.unlink()
+        return f"remove {note.name}"
+    elif kind == "break":
+        broken = note.with_name(f"broken_{n}.md")
+        broken.write_text("---\ntitle: [unclosed\n---\nbody\n", encoding="utf-8")
+        return f"break {broken.name}"
+    note.write_text(text, encoding="utf-8")
+    return f"{kind} {note.name}"
+
+
+@pytest.mark.timeout(600)
+def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    site = tmp_path / "site"
+    build(corpus, site)
+    history = []
+    for n in range(30):
+        kinds = rng.sample(EDITS, rng.choice((1, 1, 2)))
+        history.append([edit(corpus, kind, rng, n) for kind in kinds])
+        if rng.random() < 0.3:  # fix the broken notes again
+            for broken in corpus.rglob("broken_*.md"):
+                broken.unlink()
+        result = build(corpus, site)
+        clean = tmp_path / "clean"
+        build(corpus, clean, use_cache=False)
+        got, want = site_files(site), site_files(clean)
+        differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+        assert differ == [], (history, differ[:10])
+        assert not result.up_to_date or not differ
+        shutil.rmtree(clean)
