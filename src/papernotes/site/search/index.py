@@ -90,7 +90,7 @@ class SearchFiles(Mapping[str, bytes]):
 
 def corpus_bodies(corpus: Path) -> BodyReader:
     """Reads a note's Markdown body from the corpus (``""`` when the file is unreadable: its page says why)."""
-    from papernotes.corpus.parse import split_front_matter
+    from papernotes.corpus.frontmatter import split_front_matter
 
     def read(note: Note) -> str:
         try:
