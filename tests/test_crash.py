@@ -21,6 +21,7 @@ import pytest
 
 from conftest import EXAMPLES, example_notes
 from papernotes.site.build import build
+from papernotes.site.search.contents import index_contents
 from sitecheck import dead_links
 
 #: (pause point, kind of edit that makes the build reach it).
@@ -34,8 +35,12 @@ TRIALS = 24
 
 
 def site_files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-            if p.is_file() and p.name != ".papernotes-site"}
+    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
+    where a clean one cuts the shards anew)."""
+    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
+             if p.is_file() and p.name != ".papernotes-site"}
+    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
+    return {**files, "search contents": repr(index_contents(site)).encode()}
 
 
 def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:

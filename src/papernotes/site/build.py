@@ -253,7 +253,7 @@ class Builder:
                             incremental: bool) -> list[tuple[str, Diagnostic]]:
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
-        from papernotes.site.search import search_index
+        from papernotes.site.search import corpus_bodies, search_files, search_update
         from papernotes.site.theme import copy_assets
 
         staging, project = self.staging, self.project
@@ -265,15 +265,33 @@ class Builder:
             for url in stale:
                 staging.remove(output_path(url))
             if plan.entries is not None:
-                staging.write("search/index.json", search_index(plan.entries, project.config.language))
                 record = (manifest(plan.pages) if plan.complete else
                           updated((staging.out / MANIFEST_NAME).read_bytes(), plan.pages, stale))
                 staging.write(MANIFEST_NAME, record)
-                staging.planned_writes(["search/index.json", MANIFEST_NAME])
+                staging.planned_writes([MANIFEST_NAME])
+            search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
+            search = None
+            if plan.entries is None and search_dir is not None:  # note bodies edited: those entries suffice
+                search = search_update([p.context.entry for p in plan.pages], read_body, search_dir,
+                                       project.config.language, self.workers)
+            elif plan.entries is not None:
+                search = search_files(plan.entries, read_body, search_dir, project.config.language, self.workers)
+            if search is not None:
+                known = cache.load_blob(f"search:{staging.site_key}") or {}
+                search_write, search_gone = search.changes(known if staging.incremental else None)
+                for rel in search_write:
+                    staging.write(rel, search[rel])
+                staging.planned_writes(search_write)
+                for rel in search_gone:
+                    staging.remove(rel)
+                # until published, what is being replaced is unknown: a build killed half-way rewrites it
+                cache.save_blob(f"search:{staging.site_key}", {**known, **dict.fromkeys(search_write + search_gone, "?")})
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
             pause("build.rendered")
             staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            if search is not None:
+                cache.save_blob(f"search:{staging.site_key}", search.digests)
         except BaseException:
             staging.abort()
             raise
