@@ -103,3 +103,20 @@ def dead_links(site: Path) -> list[tuple[Path, str]]:
 def site_files(site: Path) -> dict[str, bytes]:
     """Every file of a built site: ``/``-separated path relative to the site -> bytes."""
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    """Every file, each edition's search postings and manifest as what they hold (an incremental build writes
+    a delta where a clean one cuts the shards anew)."""
+    from papernotes.site.search.contents import index_contents
+
+    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
+             if p.is_file() and p.name != ".papernotes-site"}
+    out = dict(files)
+    for prefix in ("", "en/", "zh/"):
+        if f"{prefix}search/index.json" not in files:
+            continue
+        out = {rel: data for rel, data in out.items()
+               if not rel.startswith(f"{prefix}search/t/") and rel != f"{prefix}search/index.json"}
+        out[f"{prefix}search contents"] = repr(index_contents(site / prefix)).encode()
+    return out

@@ -225,8 +225,8 @@ def test_english_site_from_the_same_corpus(tmp_path: Path) -> None:
     lines = page_lines((site / "ICML2024/optimization/index.html").read_text(encoding="utf-8"), "article")
     assert lines[0] == "📐 Optimization & Theory¶"
     assert re.fullmatch(r"🧪 ICML2024 · \d+ paper notes", lines[1])
-    assert lines[2].startswith("📌 Same domain at other venues: ")
-    assert lines[3].startswith("🔥 Hot topics: ")
+    assert lines[2].startswith("📌 Same area in other venues: ")
+    assert lines[3].startswith("🔥 Top topics: ")
 
 
 def test_unknown_domain_and_venue_still_build(tmp_path: Path) -> None:

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, example_notes
+from conftest import EXAMPLES
 from papernotes.site.build import build
-from papernotes.site.search.contents import index_contents
-from sitecheck import dead_links
+from sitecheck import dead_links, site_files
 
 #: (pause point, kind of edit that makes the build reach it).
 POINTS = [
@@ -34,20 +33,14 @@ POINTS = [
 TRIALS = 24
 
 
-def site_files(site: Path) -> dict[str, bytes]:
-    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
-    where a clean one cuts the shards anew)."""
-    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-             if p.is_file() and p.name != ".papernotes-site"}
-    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
-    return {**files, "search contents": repr(index_contents(site)).encode()}
-
-
 def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:
-    notes = example_notes(corpus)  # a translation alone changes no page of a one-language site
-    if kind == "config":
-        (corpus / "papernotes.toml").write_text(f'title = "Notes {n}"\n', encoding="utf-8")
+    notes = sorted(corpus.rglob("*.md"))
+    if kind == "config":  # the other edition comes and goes with the config
+        editions = 'languages = ["zh", "en"]\n' if n % 2 else ""
+        (corpus / "papernotes.toml").write_text(f'title = "Notes {n}"\n{editions}', encoding="utf-8")
         return
+    if kind == "remove":  # an original: a translation alone may change no page when the site has one edition
+        notes = [p for p in notes if not p.name.endswith((".en.md", ".zh.md"))]
     for note in rng.sample(notes, 3 if kind != "remove" else 1):
         if kind == "remove":
             note.unlink()

@@ -17,20 +17,11 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from papernotes.site.search.contents import index_contents
+from sitecheck import site_files
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
 VENUES = ("ICML2024", "ICLR2024", "NeurIPS2023")
-
-
-def site_files(site: Path) -> dict[str, bytes]:
-    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
-    where a clean one cuts the shards anew)."""
-    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-             if p.is_file() and p.name != ".papernotes-site"}
-    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
-    return {**files, "search contents": repr(index_contents(site)).encode()}
 
 
 def set_field(text: str, key: str, value: str) -> str:

@@ -60,6 +60,14 @@ class SiteConfig(BaseModel):
     title: str = Field("Paper Notes", description="Site title shown in the header and <title>.")
     description: str = Field("", description="One-line description for the home page and feeds.")
     language: Literal["zh", "en"] = Field("zh", description="Language of the site's interface and taxonomy names.")
+    languages: list[Literal["zh", "en"]] = Field(
+        default_factory=list, description="Editions to build, e.g. [\"zh\", \"en\"]: the site language's at /, each "
+        "other one under /en/ (or /zh/) with the same URLs below it, showing the notes' translations (foo.en.md) "
+        "where there are some. Empty: the site language only.")
+    untranslated: Literal["show", "hide"] = Field(
+        "show", description="A note without a translation into an edition's language: shown in its own language "
+        "and marked (show, so every edition counts the same notes), or left out of that edition (hide; the site "
+        "language's edition always shows every note).")
     base_url: str = Field("/", description="Public URL of the site root; used for feeds and canonical links.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
@@ -81,6 +89,18 @@ class SiteConfig(BaseModel):
             raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/ nor static/",
                                       {"folder": str(folder)})
         return value
+
+    @field_validator("languages")
+    @classmethod
+    def _distinct_languages(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise PydanticCustomError("languages", "a language is listed twice: {value}", {"value": value})
+        return value
+
+    @property
+    def editions(self) -> tuple[str, ...]:
+        """The languages of the editions to build, the site language's first (it is published at ``/``)."""
+        return (self.language, *(lang for lang in self.languages if lang != self.language))
 
     def theme_path(self, corpus: Path) -> Path | None:
         """The theme folder (``theme_dir`` resolved against the corpus), or ``None`` for the package's theme."""
