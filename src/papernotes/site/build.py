@@ -22,6 +22,7 @@ from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_p
 from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic
 from papernotes.site.publish import Staging, output_path
+from papernotes.site.related import cached_related, mark_published, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.testhooks import pause
@@ -71,6 +72,8 @@ class SitePlan:
     """Every entry (for the search index) when the whole site was planned."""
     urls: frozenset[str] | None = None
     """Every directory page, when the whole site was planned."""
+    related: str | None = None
+    """Digest of the related-papers inputs the note pages were planned with (whole-site plans)."""
 
 
 def open_project(corpus: Path) -> Project:
@@ -156,6 +159,8 @@ class Builder:
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
             cache.record_published(site, replace(plan.state, scan=scan_digest), plan.notes, replace=plan.complete,
                                    urls=plan.urls)
+            if plan.related is not None:
+                mark_published(cache, site, plan.related)
             result.diagnostics += cache.page_problems(site)
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
@@ -239,7 +244,8 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
     if strict and errors:
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
-    index = SiteIndex.of(entries)
+    related = cached_related(note_inputs(entries), cache)
+    index = SiteIndex.of(entries, related.rows)
     pages = plan_site(index, _settings(project), project.salt)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
     for cell in index.by_cell.values():
@@ -247,13 +253,13 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
             rows[e.note.path] = PublishedNote(e.note.path, e.note.digest, listing_digest(e), e.url,
                                               cell_url(e.venue, e.domain), i, title_text(e.note.title))
     state = Published(project.salt, len(entries), len(pages), "", tuple(problems))
-    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
+    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls, related.digest)
 
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
                  previous: Published) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
-    from papernotes.site.contexts import Link
+    from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.kinds.note import note_page
     from papernotes.site.plan import fingerprinted
 
@@ -268,6 +274,12 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         return None
     if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
         return None
+    lists = published_related(cache, site)
+    if lists is None:
+        return None  # the related lists the site shows are not known for sure
+    shown = cache.published_notes(site, {p for e in entries for p in lists.get(e.note.path, ())})
+    if any(row.url is None or row.title is None for row in shown.values()):
+        return None
     labels = _settings(project).labels
     linked = any(e.note.local_links for e in entries)
     by_path = cache.published_urls_by_path(site) if linked else {}
@@ -276,8 +288,10 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     for entry in entries:
         row = rows[entry.note.path]
         prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
+        related = tuple(RelatedItem(shown[p].title, shown[p].url, shown[p].url.partition("/")[0])  # type: ignore[arg-type]
+                        for p in lists.get(entry.note.path, ()) if p in shown)
         page = note_page(entry, Link(prev.title, prev.url) if prev else None,
-                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls)
+                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)
         pages.append(fingerprinted(page, project.salt))
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
     return SitePlan(pages, False, previous, notes_rows)

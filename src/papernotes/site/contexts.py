@@ -43,6 +43,18 @@ class PaperItem:
 
 
 @dataclass(frozen=True, slots=True)
+class RelatedItem:
+    """One related note on a note page (``NoteContext.related``)."""
+
+    title: str
+    """The note's title as plain text."""
+    url: str
+    """Site-relative URL of the note's page."""
+    venue: str
+    """The note's venue id, e.g. ``ICLR2026``."""
+
+
+@dataclass(frozen=True, slots=True)
 class Crumb:
     """One step of a page's breadcrumb trail (``page.crumbs``)."""
 
@@ -200,6 +212,9 @@ class NoteContext:
     grounding: Grounding | None = None
     """Front matter ``grounding``: numbers checked against the paper (``supported``/``checked``) and the ones
     not in it (``not_in_paper``, shown highlighted); ``None`` when the note was never checked."""
+    related: tuple[RelatedItem, ...] = ()
+    """The five nearest notes across venues by title, summary and keywords (TF-IDF cosine), best first;
+    other notes about the same paper left out (``site/related.py``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,239 @@
+"""Plan stage, related papers: each note's nearest notes by TF-IDF cosine (pure Python, no numpy).
+
+In: one ``RelatedInput`` per note (its path, the paper it is about, the terms of its
+title, summary and keywords). Out: path -> the paths of its ``NEIGHBOURS`` nearest
+notes, best first; the note itself and other notes about the same paper (same arXiv
+id or normalised title) are left out, and a paper appears once per list.
+
+Terms are Latin words and CJK 2- and 3-grams. Weights are ``tf × idf`` with
+scikit-learn's smoothed idf, rounded to ``1/IDF_STEPS`` so that one edit leaves
+every other note's vector bit for bit as it was unless a term's idf crosses a step.
+Exact cosine over every pair costs ``Σ df²`` (177 s at 50,000 notes); instead:
+
+1. candidates: each note queries its ``QUERY_TERMS`` heaviest terms (terms in
+   more than ``MAX_DF`` of the notes, or in one note only, never count) against
+   postings that keep the ``POSTINGS`` notes each term weighs most in;
+2. the best ``CANDIDATES`` by that partial score are scored exactly (integer dot
+   products over every shared term, full norms) and the top ``NEIGHBOURS`` kept.
+
+BENCHMARKS.md has the agreement with exact cosine and the cost. Ties break by
+path, so the result is a pure function of the inputs, whatever their order.
+"""
+from __future__ import annotations
+
+import hashlib
+import heapq
+import marshal
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any, Protocol
+
+NEIGHBOURS = 5
+QUERY_TERMS = 60
+POSTINGS = 40
+CANDIDATES = 25
+MAX_DF = 0.1
+IDF_STEPS = 16
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_TITLE_KEY = re.compile(r"\W+")
+
+
+@dataclass(frozen=True, slots=True)
+class RelatedInput:
+    """What the related-papers stage reads of one note."""
+
+    path: str
+    """The note's file path (stable identity; ties break by it)."""
+    paper: str
+    """The paper the note is about: ``arxiv:ID`` or ``title:normalised title``; equal values are duplicates."""
+    terms: tuple[str, ...]
+    """The note's terms with repeats (``terms_of``)."""
+
+
+def terms_of(title: str, summary: str, keywords: Sequence[str]) -> tuple[str, ...]:
+    """Latin words (two characters or more) and CJK 2- and 3-grams of the text, case-folded, with repeats."""
+    out: list[str] = []
+    for word in _TOKEN.findall(" ".join((title, summary, *keywords)).casefold()):
+        if word < "\u3400":
+            if len(word) > 1:
+                out.append(word)
+        elif len(word) > 1:
+            out += map(str.__add__, word, word[1:])
+            out += [word[i:i + 3] for i in range(len(word) - 2)]
+    return tuple(out)
+
+
+def paper_key(arxiv_id: str, title: str) -> str:
+    return f"arxiv:{arxiv_id.lower()}" if arxiv_id else "title:" + _TITLE_KEY.sub("", title.casefold())
+
+
+def input_digest(title: str, summary: str, keywords: Sequence[str], arxiv_id: str) -> str:
+    """Digest of everything a note's related list and its place in other lists depend on."""
+    return hashlib.blake2b(marshal.dumps((title, summary, tuple(keywords), arxiv_id)), digest_size=12).hexdigest()
+
+
+def quantised_idf(df: int, n: int) -> int:
+    return round(IDF_STEPS * (math.log((1 + n) / (1 + df)) + 1.0))
+
+
+class Model:
+    """Weights, norms, query lists and truncated postings of a set of notes (built once per computation)."""
+
+    def __init__(self, notes: Sequence[RelatedInput]) -> None:
+        self.notes = sorted(notes, key=lambda r: r.path)  # index order is path order: ties break by index
+        self.n = n = len(self.notes)
+        self.counts = counts = [Counter(r.terms) for r in self.notes]
+        df: Counter[str] = Counter()
+        for c in counts:
+            df.update(c.keys())
+        by_df = {d: quantised_idf(d, n) for d in set(df.values())}
+        self.idf = idf = {t: by_df[d] for t, d in df.items()}
+        cap = MAX_DF * n
+        self.norms: list[float] = []
+        self.vectors: list[tuple[str, ...]] = []  # shared terms with repeats: dot = Σ over them of query weights
+        self.queries: list[list[tuple[int, str]]] = []
+        entries: dict[str, list[tuple[float, int]]] = {}
+        for i, c in enumerate(counts):
+            weights = [(k * idf[t], t) for t, k in c.items()]
+            norm = math.sqrt(sum(w * w for w, _ in weights)) or 1.0
+            self.norms.append(norm)
+            self.vectors.append(tuple(t for t in self.notes[i].terms if df[t] > 1))
+            eligible = sorted((-w, t) for w, t in weights if 1 < df[t] <= cap)
+            self.queries.append([(-w, t) for w, t in eligible[:QUERY_TERMS]])
+            for w, t in eligible:
+                entries.setdefault(t, []).append((w / norm, i))  # negated: smallest first is heaviest first
+        self.postings: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        for t, found in entries.items():
+            kept = heapq.nsmallest(POSTINGS, found) if len(found) > POSTINGS else sorted(found)
+            self.postings[t] = (tuple([i for _, i in kept]), tuple([-y for y, _ in kept]))
+
+    def row(self, i: int) -> tuple[int, ...]:
+        """Indices of note ``i``'s neighbours, best first."""
+        notes, norms = self.notes, self.norms
+        acc: dict[int, float] = {}
+        for x, t in self.queries[i]:
+            ids, ys = self.postings[t]
+            for b, y in zip(ids, ys):
+                acc[b] = acc.get(b, 0.0) + x * y
+        acc.pop(i, None)
+        if not acc:
+            return ()
+        candidates = heapq.nsmallest(CANDIDATES, zip(map(float.__neg__, acc.values()), acc.keys()))
+        idf = self.idf
+        weights = {t: k * idf[t] * idf[t] for t, k in self.counts[i].items()}
+        zero = repeat(0)
+        na = norms[i]
+        scored = sorted((-sum(map(weights.get, self.vectors[b], zero)) / (na * norms[b]), b) for _, b in candidates)
+        seen = {notes[i].paper}
+        out: list[int] = []
+        for score, b in scored:
+            paper = notes[b].paper
+            if score >= 0 or paper in seen:  # negated scores
+                continue
+            seen.add(paper)
+            out.append(b)
+            if len(out) == NEIGHBOURS:
+                break
+        return tuple(out)
+
+
+def related(notes: Iterable[RelatedInput]) -> dict[str, tuple[str, ...]]:
+    """Every note's neighbours (paths, best first); notes without any are left out."""
+    model = Model(list(notes))
+    rows = {}
+    for i, note in enumerate(model.notes):
+        row = model.row(i)
+        if row:
+            rows[note.path] = tuple(model.notes[b].path for b in row)
+    return rows
+
+
+def inputs_digest(digests: Mapping[str, str]) -> str:
+    """Digest of every note's related inputs (path -> ``input_digest``)."""
+    return hashlib.blake2b(marshal.dumps(sorted(digests.items())), digest_size=16).hexdigest()
+
+
+# ------------------------------------------------------------------ cached and published lists
+
+TERMS_BLOB = "related-terms"
+"""Cache blob: note input digest -> its terms (tokenising is most of the cost of a small corpus)."""
+ROWS_BLOB = "related-rows"
+"""Cache blob: (digest of every note's inputs, path -> neighbour paths) of the last computation."""
+SITE_BLOB = "related-site:"
+"""Cache blob per site: the inputs digest of the lists its published pages show."""
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """The related-papers lists of one build."""
+
+    rows: dict[str, tuple[str, ...]]
+    """Note path -> neighbour paths, best first."""
+    digest: str
+    """Digest of every note's inputs: equal digests, equal lists."""
+    computed: bool
+    """False when the lists came from the cache unchanged."""
+
+
+class BlobStore(Protocol):
+    def load_blob(self, key: str) -> Any: ...
+    def save_blob(self, key: str, value: Any) -> None: ...
+
+
+def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BlobStore) -> Related:
+    """The lists for ``(path, title, summary, keywords, arxiv id)`` notes, recomputed only when an input changed.
+
+    A body edit changes no input, so nothing is tokenised or scored.
+    """
+    notes = list(notes)
+    digests = {path: input_digest(title, summary, keywords, arxiv) for path, title, summary, keywords, arxiv in notes}
+    digest = inputs_digest(digests)
+    previous = cache.load_blob(ROWS_BLOB)
+    if previous is not None and previous[0] == digest:
+        return Related(previous[1], digest, False)
+    known: dict[str, tuple[str, ...]] = cache.load_blob(TERMS_BLOB) or {}
+    terms: dict[str, tuple[str, ...]] = {}
+    inputs = []
+    for path, title, summary, keywords, arxiv in notes:
+        key = digests[path]
+        found = terms.get(key) or known.get(key)
+        if found is None:
+            found = tuple(map(sys.intern, terms_of(title, summary, keywords)))
+        terms[key] = found
+        inputs.append(RelatedInput(path, paper_key(arxiv, title), found))
+    rows = related(inputs)
+    if terms.keys() != known.keys():
+        cache.save_blob(TERMS_BLOB, terms)
+    cache.save_blob(ROWS_BLOB, (digest, rows))
+    return Related(rows, digest, True)
+
+
+def published_related(cache: BlobStore, site: str) -> dict[str, tuple[str, ...]] | None:
+    """The lists the published ``site`` shows, or ``None`` when the cache cannot say for sure
+    (a later computation was never published, or a publish was interrupted)."""
+    rows = cache.load_blob(ROWS_BLOB)
+    if rows is None or cache.load_blob(SITE_BLOB + site) != rows[0]:
+        return None
+    return rows[1]
+
+
+def mark_published(cache: BlobStore, site: str, digest: str) -> None:
+    """Record that ``site`` now shows the lists of ``digest`` (called once its publish is recorded)."""
+    cache.save_blob(SITE_BLOB + site, digest)
+
+
+def note_inputs(entries: Iterable[Any]) -> list[tuple[str, str, str, tuple[str, ...], str]]:
+    """``(path, title, summary, keywords, arxiv id)`` of resolved entries, what ``cached_related`` reads."""
+    return [(e.note.path, e.note.title, e.note.summary, e.note.keywords, e.note.arxiv_id) for e in entries]
+
+
+def related_of_entries(entries: Iterable[Any]) -> dict[str, tuple[str, ...]]:
+    """The lists of resolved entries, computed without a cache."""
+    return related(RelatedInput(path, paper_key(arxiv, title), terms_of(title, summary, keywords))
+                   for path, title, summary, keywords, arxiv in note_inputs(entries))
