@@ -142,7 +142,7 @@ class Builder:
                 if previous is not None and not removed and not strict:
                     plan = _plan_bodies(project, loaded, cache, site, changed, previous)
                 if plan is None:
-                    plan = _plan_site(project, loaded, cache, strict)
+                    plan = _plan_site(project, loaded, cache, strict, self.workers)
             result.notes, result.pages = plan.state.notes, plan.state.pages
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
@@ -235,7 +235,7 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
     return entries, problems
 
 
-def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
+def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool, workers: int = 1) -> SitePlan:
     """Resolve and plan every page."""
     from papernotes.site.markdown import title_text
     from papernotes.site.plan import SiteIndex, cell_url, plan_site
@@ -244,7 +244,7 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
     if strict and errors:
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
-    related = cached_related(note_inputs(entries), cache)
+    related = cached_related(note_inputs(entries), cache, workers)
     index = SiteIndex.of(entries, related.rows)
     pages = plan_site(index, _settings(project), project.salt)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}

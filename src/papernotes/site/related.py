@@ -21,17 +21,22 @@ path, so the result is a pure function of the inputs, whatever their order.
 """
 from __future__ import annotations
 
+import gc
 import hashlib
 import heapq
 import marshal
 import math
+import multiprocessing
 import re
 import sys
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Protocol
+
+from papernotes.errors import BuildError
 
 NEIGHBOURS = 5
 QUERY_TERMS = 60
@@ -83,53 +88,68 @@ def quantised_idf(df: int, n: int) -> int:
 
 
 class Model:
-    """Weights, norms, query lists and truncated postings of a set of notes (built once per computation)."""
+    """Norms, query lists and truncated postings of a set of notes (built once per computation).
+
+    Kept compact for 50,000 notes: postings are built in typed arrays, and a note's vector for exact
+    scoring is its own term tuple (terms of one note only score 0 against any other).
+    """
 
     def __init__(self, notes: Sequence[RelatedInput]) -> None:
         self.notes = sorted(notes, key=lambda r: r.path)  # index order is path order: ties break by index
         self.n = n = len(self.notes)
-        self.counts = counts = [Counter(r.terms) for r in self.notes]
         df: Counter[str] = Counter()
-        for c in counts:
-            df.update(c.keys())
+        for r in self.notes:
+            df.update(set(r.terms))
         by_df = {d: quantised_idf(d, n) for d in set(df.values())}
         self.idf = idf = {t: by_df[d] for t, d in df.items()}
         cap = MAX_DF * n
         self.norms: list[float] = []
-        self.vectors: list[tuple[str, ...]] = []  # shared terms with repeats: dot = Σ over them of query weights
-        self.queries: list[list[tuple[int, str]]] = []
-        entries: dict[str, list[tuple[float, int]]] = {}
-        for i, c in enumerate(counts):
-            weights = [(k * idf[t], t) for t, k in c.items()]
+        self.queries: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
+        ids: dict[str, array] = {}
+        ys: dict[str, array] = {}
+        for i, r in enumerate(self.notes):
+            weights = [(-k * idf[t], t) for t, k in Counter(r.terms).items()]
             norm = math.sqrt(sum(w * w for w, _ in weights)) or 1.0
             self.norms.append(norm)
-            self.vectors.append(tuple(t for t in self.notes[i].terms if df[t] > 1))
-            eligible = sorted((-w, t) for w, t in weights if 1 < df[t] <= cap)
-            self.queries.append([(-w, t) for w, t in eligible[:QUERY_TERMS]])
+            weights.sort()
+            eligible = [(w, t) for w, t in weights if 1 < df[t] <= cap]
+            top = eligible[:QUERY_TERMS]
+            self.queries.append((tuple(t for _, t in top), tuple(-w for w, _ in top)))
             for w, t in eligible:
-                entries.setdefault(t, []).append((w / norm, i))  # negated: smallest first is heaviest first
+                found = ids.get(t)
+                if found is None:
+                    found = ids[t] = array("i")
+                    ys[t] = array("d")
+                found.append(i)
+                ys[t].append(-w / norm)
         self.postings: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
-        for t, found in entries.items():
-            kept = heapq.nsmallest(POSTINGS, found) if len(found) > POSTINGS else sorted(found)
-            self.postings[t] = (tuple([i for _, i in kept]), tuple([-y for y, _ in kept]))
+        for t, found in ids.items():
+            weight = ys[t]
+            if len(found) > POSTINGS:  # the notes the term weighs most in; ties by path (index)
+                best = heapq.nsmallest(POSTINGS, zip(map(float.__neg__, weight), found))
+                self.postings[t] = (tuple([i for _, i in best]), tuple([-y for y, _ in best]))
+            else:
+                self.postings[t] = (tuple(found), tuple(weight))
 
     def row(self, i: int) -> tuple[int, ...]:
         """Indices of note ``i``'s neighbours, best first."""
-        notes, norms = self.notes, self.norms
+        notes, norms, postings = self.notes, self.norms, self.postings
         acc: dict[int, float] = {}
-        for x, t in self.queries[i]:
-            ids, ys = self.postings[t]
+        get = acc.get
+        terms, xs = self.queries[i]
+        for t, x in zip(terms, xs):
+            ids, ys = postings[t]
             for b, y in zip(ids, ys):
-                acc[b] = acc.get(b, 0.0) + x * y
+                acc[b] = get(b, 0.0) + x * y
         acc.pop(i, None)
         if not acc:
             return ()
         candidates = heapq.nsmallest(CANDIDATES, zip(map(float.__neg__, acc.values()), acc.keys()))
         idf = self.idf
-        weights = {t: k * idf[t] * idf[t] for t, k in self.counts[i].items()}
+        weights = {t: k * idf[t] * idf[t] for t, k in Counter(notes[i].terms).items()}
         zero = repeat(0)
         na = norms[i]
-        scored = sorted((-sum(map(weights.get, self.vectors[b], zero)) / (na * norms[b]), b) for _, b in candidates)
+        scored = sorted((-sum(map(weights.get, notes[b].terms, zero)) / (na * norms[b]), b) for _, b in candidates)
         seen = {notes[i].paper}
         out: list[int] = []
         for score, b in scored:
@@ -143,15 +163,55 @@ class Model:
         return tuple(out)
 
 
-def related(notes: Iterable[RelatedInput]) -> dict[str, tuple[str, ...]]:
+PARALLEL_NOTES = 2000
+"""From this many notes on, the lists are computed in a child process (its memory is returned when it
+exits, before pages are rendered) that splits the rows over worker processes."""
+
+_MODEL: Model | None = None
+
+
+def related(notes: Iterable[RelatedInput], workers: int = 1) -> dict[str, tuple[str, ...]]:
     """Every note's neighbours (paths, best first); notes without any are left out."""
-    model = Model(list(notes))
-    rows = {}
-    for i, note in enumerate(model.notes):
-        row = model.row(i)
-        if row:
-            rows[note.path] = tuple(model.notes[b].path for b in row)
-    return rows
+    notes = list(notes)
+    if len(notes) >= PARALLEL_NOTES and "fork" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("fork")
+        receive, send = ctx.Pipe(duplex=False)
+        child = ctx.Process(target=_child, args=(notes, workers, send), name="papernotes-related")
+        child.start()
+        send.close()
+        try:
+            found: list[tuple[int, ...]] | None = receive.recv()
+        except EOFError:
+            found = None
+        child.join()
+        if found is None or child.exitcode != 0:
+            raise BuildError(f"related papers: the worker process failed (exit status {child.exitcode})")
+        paths = sorted(r.path for r in notes)
+    else:
+        model = Model(notes)
+        found = [model.row(i) for i in range(model.n)]
+        paths = [r.path for r in model.notes]
+    return {paths[i]: tuple(paths[b] for b in row) for i, row in enumerate(found) if row}
+
+
+def _child(notes: list[RelatedInput], workers: int, send: Any) -> None:
+    global _MODEL
+    _MODEL = model = Model(notes)
+    if workers > 1:
+        step = -(-model.n // (workers * 4))
+        gc.freeze()  # the workers only read the model: keep the collector from copying its pages
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            parts = pool.map(_rows, [(start, min(model.n, start + step)) for start in range(0, model.n, step)])
+        rows = [row for part in parts for row in part]
+    else:
+        rows = [model.row(i) for i in range(model.n)]
+    send.send(rows)
+    send.close()
+
+
+def _rows(bounds: tuple[int, int]) -> list[tuple[int, ...]]:
+    assert _MODEL is not None  # set before the pool forks; not user input
+    return [_MODEL.row(i) for i in range(*bounds)]
 
 
 def inputs_digest(digests: Mapping[str, str]) -> str:
@@ -186,7 +246,8 @@ class BlobStore(Protocol):
     def save_blob(self, key: str, value: Any) -> None: ...
 
 
-def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BlobStore) -> Related:
+def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BlobStore,
+                   workers: int = 1) -> Related:
     """The lists for ``(path, title, summary, keywords, arxiv id)`` notes, recomputed only when an input changed.
 
     A body edit changes no input, so nothing is tokenised or scored.
@@ -207,7 +268,7 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
             found = tuple(map(sys.intern, terms_of(title, summary, keywords)))
         terms[key] = found
         inputs.append(RelatedInput(path, paper_key(arxiv, title), found))
-    rows = related(inputs)
+    rows = related(inputs, workers)
     if terms.keys() != known.keys():
         cache.save_blob(TERMS_BLOB, terms)
     cache.save_blob(ROWS_BLOB, (digest, rows))
