@@ -17,10 +17,10 @@ from pathlib import Path
 
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published, PublishedNote
-from papernotes.config import SiteConfig, load_config, load_site_taxonomy
+from papernotes.config import CONFIG_NAME, SiteConfig, load_config, load_site_taxonomy
 from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths, scan_corpus
 from papernotes.corpus.model import Entry
-from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.errors import BuildError, CorpusError, Diagnostic, warning
 from papernotes.site.publish import Staging, output_path
 from papernotes.site.related import cached_related, mark_published, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
@@ -241,6 +241,10 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     from papernotes.site.plan import SiteIndex, cell_url, plan_site
 
     entries, problems = _resolve(project, loaded, cache)
+    if entries and not project.config.absolute_base:
+        problems.append(warning(str(project.root / CONFIG_NAME), 0, f"base_url {project.config.base_url!r} is not "
+                                "absolute (https://host/path/): no Atom feeds, sitemap.xml, canonical or OpenGraph "
+                                "URLs were made", "base-url"))
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
     if strict and errors:
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")

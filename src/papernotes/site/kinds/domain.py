@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from papernotes.site.kinds.feeds import feed_url
+from papernotes.site.trends import trend_chart
 from papernotes.site.contexts import Crumb, DomainContext, DomainSection, Link, Page
 from papernotes.site.plan import (
     PageKind,
@@ -20,6 +22,8 @@ from papernotes.site.plan import (
 
 def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
     lang = settings.lang
+    totals = {venue: len(group) for venue, group in site.by_venue.items()}
+    feeds = bool(settings.config.absolute_base)
     crumbs = (settings.home, Crumb(settings.labels("domains"), "domains/"))
     for slug, group in site.by_domain.items():
         if scope is not None and slug not in scope.domains:
@@ -38,6 +42,8 @@ def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -
             venues=tuple(s.venue for s in sections),
             hot=hot_topics(group, lang, 10, settings.config.hot_topic_min),
             sections=sections,
+            trend=trend_chart(group, site.venues, totals),
+            feed=feed_url("domains", slug) if feeds else "",
         )
         yield Page(domain_page_url(site.domains[slug]), "domain.html", site.domains[slug].name(lang), ctx, crumbs)
 

@@ -15,6 +15,7 @@ from typing import Any
 from papernotes.corpus.model import Entry
 from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.site.markdown import inline_markdown, title_text
+from papernotes.site.trends import note_date
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -68,6 +69,7 @@ def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLab
         link_map=tuple((t, resolve_local_link(note.path, entry.url, t, by_path, urls)) for t in note.local_links),
         extra_meta=_extra_meta(note.extra.get("meta"), note.venue),
         grounding=note.grounding,
+        date=note_date(entry).isoformat(),
         related=related,
     )
     return Page(entry.url, "note.html", title_text(note.title), ctx,
