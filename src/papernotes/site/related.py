@@ -43,6 +43,8 @@ QUERY_TERMS = 60
 POSTINGS = 40
 CANDIDATES = 25
 MAX_DF = 0.1
+MIN_DF_CAP = 50
+"""A term in this many notes or fewer is never too common to count (small corpora)."""
 IDF_STEPS = 16
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -102,7 +104,7 @@ class Model:
             df.update(set(r.terms))
         by_df = {d: quantised_idf(d, n) for d in set(df.values())}
         self.idf = idf = {t: by_df[d] for t, d in df.items()}
-        cap = MAX_DF * n
+        cap = max(MAX_DF * n, MIN_DF_CAP)
         self.norms: list[float] = []
         self.queries: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
         ids: dict[str, array] = {}
