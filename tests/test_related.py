@@ -165,3 +165,45 @@ def test_changing_a_notes_arxiv_id_updates_duplicate_detection(tmp_path: Path) -
     build(corpus, site)
     assert any(h.endswith("/b/") for h in related_links(site, "ICML2024/optimization/a/index.html"))
     rebuilt_equals_clean(corpus, site, tmp_path)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_updates_after_edits_equal_a_fresh_computation(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random title/keyword edits, additions and removals, with tiny limits so that every pruning step
+    bites: the rows an update keeps and the rows it scores again are exactly the fresh ones."""
+    import random
+
+    import papernotes.site.related as module
+    from papernotes.cache import BuildCache
+
+    for name, value in (("POSTINGS", 3), ("QUERY_TERMS", 6), ("CANDIDATES", 4), ("MIN_DF_CAP", 4), ("MAX_DF", 0.3)):
+        monkeypatch.setattr(module, name, value)
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(600)] + ["联邦学习", "模型量化", "知识蒸馏", "扩散模型"]
+
+    def text(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n))
+
+    notes = {f"n{i:03d}.md": (text(4), text(8), tuple(text(1) for _ in range(2)), "") for i in range(200)}
+    recomputed = []
+    with BuildCache(None) as cache:
+        module.cached_related([(p, *v) for p, v in notes.items()], cache)
+        for step in range(12):
+            action = rng.random()
+            path = rng.choice(sorted(notes))
+            if action < 0.5:
+                title, summary, keywords, arxiv = notes[path]
+                notes[path] = (text(4), summary, keywords, arxiv)
+            elif action < 0.7:
+                title, summary, _, arxiv = notes[path]
+                notes[path] = (title, summary, (text(1),), rng.choice(["", "2401.00001"]))
+            elif action < 0.85:
+                notes[f"m{step:03d}.md"] = (text(4), text(8), (text(1),), "")
+            else:
+                del notes[path]
+            rows = [(p, *v) for p, v in notes.items()]
+            result = module.cached_related(rows, cache)
+            fresh = related(RelatedInput(p, paper_key(a, t), terms_of(t, s, k)) for p, t, s, k, a in rows)
+            assert result.rows == fresh, (seed, step)
+            recomputed.append(result.recomputed)
+    assert min(recomputed) < len(notes)  # some edit scored fewer rows than there are notes

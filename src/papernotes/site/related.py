@@ -39,8 +39,8 @@ from typing import Any, Protocol
 from papernotes.errors import BuildError
 
 NEIGHBOURS = 5
-QUERY_TERMS = 60
-POSTINGS = 40
+QUERY_TERMS = 80
+POSTINGS = 30
 CANDIDATES = 25
 MAX_DF = 0.1
 MIN_DF_CAP = 50
@@ -104,7 +104,8 @@ class Model:
             df.update(set(r.terms))
         by_df = {d: quantised_idf(d, n) for d in set(df.values())}
         self.idf = idf = {t: by_df[d] for t, d in df.items()}
-        cap = max(MAX_DF * n, MIN_DF_CAP)
+        self.df = df
+        self.cap = cap = max(MAX_DF * n, MIN_DF_CAP)
         self.norms: list[float] = []
         self.queries: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
         ids: dict[str, array] = {}
@@ -123,7 +124,7 @@ class Model:
                     found = ids[t] = array("i")
                     ys[t] = array("d")
                 found.append(i)
-                ys[t].append(-w / norm)
+                ys[t].append(-w)
         self.postings: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
         for t, found in ids.items():
             weight = ys[t]
@@ -133,8 +134,8 @@ class Model:
             else:
                 self.postings[t] = (tuple(found), tuple(weight))
 
-    def row(self, i: int) -> tuple[int, ...]:
-        """Indices of note ``i``'s neighbours, best first."""
+    def row(self, i: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Indices of note ``i``'s neighbours, best first, and of every candidate scored exactly."""
         notes, norms, postings = self.notes, self.norms, self.postings
         acc: dict[int, float] = {}
         get = acc.get
@@ -145,7 +146,7 @@ class Model:
                 acc[b] = get(b, 0.0) + x * y
         acc.pop(i, None)
         if not acc:
-            return ()
+            return (), ()
         candidates = heapq.nsmallest(CANDIDATES, zip(map(float.__neg__, acc.values()), acc.keys()))
         idf = self.idf
         weights = {t: k * idf[t] * idf[t] for t, k in Counter(notes[i].terms).items()}
@@ -162,7 +163,7 @@ class Model:
             out.append(b)
             if len(out) == NEIGHBOURS:
                 break
-        return tuple(out)
+        return tuple(out), tuple(sorted(b for _, b in candidates))
 
 
 PARALLEL_NOTES = 2000
@@ -172,48 +173,79 @@ exits, before pages are rendered) that splits the rows over worker processes."""
 _MODEL: Model | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One computation: every note's row, the candidates behind it, and what the next update needs."""
+
+    paths: tuple[str, ...]
+    """Every note's path, sorted: rows and candidates are indices into it."""
+    rows: tuple[tuple[int, ...], ...]
+    cands: tuple[tuple[int, ...], ...]
+    norms: tuple[float, ...]
+    recomputed: int
+    """How many rows were scored (the others were kept from the previous computation)."""
+
+
 def related(notes: Iterable[RelatedInput], workers: int = 1) -> dict[str, tuple[str, ...]]:
     """Every note's neighbours (paths, best first); notes without any are left out."""
-    notes = list(notes)
+    return rows_by_path(compute(list(notes), workers))
+
+
+def rows_by_path(outcome: Outcome) -> dict[str, tuple[str, ...]]:
+    paths = outcome.paths
+    return {paths[i]: tuple(paths[b] for b in row) for i, row in enumerate(outcome.rows) if row}
+
+
+def compute(notes: list[RelatedInput], workers: int = 1, previous: Any = None) -> Outcome:
+    """Score every row, or with ``previous`` (``related_update.Previous``) only the rows an edit can change."""
     if len(notes) >= PARALLEL_NOTES and "fork" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("fork")
         receive, send = ctx.Pipe(duplex=False)
-        child = ctx.Process(target=_child, args=(notes, workers, send), name="papernotes-related")
+        child = ctx.Process(target=_child, args=(notes, workers, previous, send), name="papernotes-related")
         child.start()
         send.close()
         try:
-            found: list[tuple[int, ...]] | None = receive.recv()
+            found: Outcome | None = receive.recv()
         except EOFError:
             found = None
         child.join()
         if found is None or child.exitcode != 0:
             raise BuildError(f"related papers: the worker process failed (exit status {child.exitcode})")
-        paths = sorted(r.path for r in notes)
-    else:
-        model = Model(notes)
-        found = [model.row(i) for i in range(model.n)]
-        paths = [r.path for r in model.notes]
-    return {paths[i]: tuple(paths[b] for b in row) for i, row in enumerate(found) if row}
+        return found
+    return _compute(notes, 1, previous)
 
 
-def _child(notes: list[RelatedInput], workers: int, send: Any) -> None:
+def _compute(notes: list[RelatedInput], workers: int, previous: Any) -> Outcome:
     global _MODEL
     _MODEL = model = Model(notes)
-    if workers > 1:
-        step = -(-model.n // (workers * 4))
+    if previous is None:
+        todo, kept = list(range(model.n)), {}
+    else:
+        from papernotes.site.related_update import stale_rows
+
+        todo, kept = stale_rows(model, previous)
+    if workers > 1 and len(todo) >= PARALLEL_NOTES:
+        step = -(-len(todo) // (workers * 4))
         gc.freeze()  # the workers only read the model: keep the collector from copying its pages
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_rows, [(start, min(model.n, start + step)) for start in range(0, model.n, step)])
-        rows = [row for part in parts for row in part]
+            parts = pool.map(_rows, [todo[start:start + step] for start in range(0, len(todo), step)])
+        scored = dict(zip(todo, (row for part in parts for row in part)))
     else:
-        rows = [model.row(i) for i in range(model.n)]
-    send.send(rows)
+        scored = {i: model.row(i) for i in todo}
+    results = [scored[i] if i in scored else kept[i] for i in range(model.n)]
+    _MODEL = None
+    return Outcome(tuple(r.path for r in model.notes), tuple(r for r, _ in results), tuple(c for _, c in results),
+                   tuple(model.norms), len(todo))
+
+
+def _child(notes: list[RelatedInput], workers: int, previous: Any, send: Any) -> None:
+    send.send(_compute(notes, workers, previous))
     send.close()
 
 
-def _rows(bounds: tuple[int, int]) -> list[tuple[int, ...]]:
+def _rows(indices: list[int]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     assert _MODEL is not None  # set before the pool forks; not user input
-    return [_MODEL.row(i) for i in range(*bounds)]
+    return [_MODEL.row(i) for i in indices]
 
 
 def inputs_digest(digests: Mapping[str, str]) -> str:
@@ -225,6 +257,8 @@ def inputs_digest(digests: Mapping[str, str]) -> str:
 
 TERMS_BLOB = "related-terms"
 """Cache blob: note input digest -> its terms (tokenising is most of the cost of a small corpus)."""
+STATE_BLOB = "related-state"
+"""Cache blob: what the next update needs of the last computation (paths, input digests, norms, rows, candidates)."""
 ROWS_BLOB = "related-rows"
 """Cache blob: (digest of every note's inputs, path -> neighbour paths) of the last computation."""
 SITE_BLOB = "related-site:"
@@ -241,6 +275,8 @@ class Related:
     """Digest of every note's inputs: equal digests, equal lists."""
     computed: bool
     """False when the lists came from the cache unchanged."""
+    recomputed: int = 0
+    """Rows scored by this computation (0 when the lists came from the cache)."""
 
 
 class BlobStore(Protocol):
@@ -252,14 +288,17 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
                    workers: int = 1) -> Related:
     """The lists for ``(path, title, summary, keywords, arxiv id)`` notes, recomputed only when an input changed.
 
-    A body edit changes no input, so nothing is tokenised or scored.
+    A body edit changes no input, so nothing is tokenised or scored; a title edit scores again
+    only the rows it can change (``related_update``).
     """
+    from papernotes.site.related_update import Previous
+
     notes = list(notes)
     digests = {path: input_digest(title, summary, keywords, arxiv) for path, title, summary, keywords, arxiv in notes}
     digest = inputs_digest(digests)
     previous = cache.load_blob(ROWS_BLOB)
     if previous is not None and previous[0] == digest:
-        return Related(previous[1], digest, False)
+        return Related(previous[1], digest, False, 0)
     known: dict[str, tuple[str, ...]] = cache.load_blob(TERMS_BLOB) or {}
     terms: dict[str, tuple[str, ...]] = {}
     inputs = []
@@ -270,11 +309,23 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
             found = tuple(map(sys.intern, terms_of(title, summary, keywords)))
         terms[key] = found
         inputs.append(RelatedInput(path, paper_key(arxiv, title), found))
-    rows = related(inputs, workers)
+    last = None
+    state = cache.load_blob(STATE_BLOB)
+    if state is not None:
+        paths, old_digests, norms, rows, cands = state
+        before = dict(zip(paths, old_digests))
+        changed = frozenset(p for p, d in digests.items() if before.get(p) != d)
+        old_terms = {p: known.get(before[p]) for p in paths if p in changed or p not in digests}
+        if all(t is not None for t in old_terms.values()):
+            last = Previous(paths, norms, rows, cands, changed, old_terms)  # type: ignore[arg-type]
+    outcome = compute(inputs, workers, last)
+    found_rows = rows_by_path(outcome)
     if terms.keys() != known.keys():
         cache.save_blob(TERMS_BLOB, terms)
-    cache.save_blob(ROWS_BLOB, (digest, rows))
-    return Related(rows, digest, True)
+    cache.save_blob(STATE_BLOB, (outcome.paths, tuple(digests[p] for p in outcome.paths), outcome.norms,
+                                 outcome.rows, outcome.cands))
+    cache.save_blob(ROWS_BLOB, (digest, found_rows))
+    return Related(found_rows, digest, True, outcome.recomputed)
 
 
 def published_related(cache: BlobStore, site: str) -> dict[str, tuple[str, ...]] | None:
