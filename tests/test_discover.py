@@ -250,3 +250,30 @@ def test_home_page_shows_the_fastest_growing_topics_per_series(tmp_path: Path) -
     assert lines[start + 2] == "联邦学习 +46.7 个百分点 （1 → 4 篇）"  # 4/6 − 1/5 of the notes
     assert not any(line.startswith("ICML:") for line in lines)  # one edition: no growth to show
     assert "优化器" not in lines[start + 3]  # shrinking (4/5 → 2/6) is not growth
+
+
+def test_feeds_and_sitemap_follow_additions_and_removals(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    site = tmp_path / "site"
+    build(corpus, site)
+    sitemap = (site / "sitemap.xml").read_bytes()
+    target = sorted(corpus.glob("ICLR2024/optimization/*.md"))[0]
+    target.write_text(target.read_text(encoding="utf-8") + "\nA body edit.\n", encoding="utf-8")
+    build(corpus, site)
+    assert (site / "sitemap.xml").read_bytes() == sitemap  # a body edit changes no URL
+    url = f"{BASE}ICLR2024/optimization/{target.stem}/"
+    target.unlink()
+    write_note(corpus, "ICLR2024/optimization/zz_new.md", title="Zeroth-order federated LoRA", venue="ICLR2024",
+               domain="optimization")
+    build(corpus, site)
+    locs = re.findall(r"<loc>([^<]+)</loc>", (site / "sitemap.xml").read_text(encoding="utf-8"))
+    assert url not in locs and f"{BASE}ICLR2024/optimization/zz_new/" in locs
+    links = [e.link for e in feedparser.parse((site / "feeds/venues/ICLR2024.xml").read_bytes()).entries]
+    assert url not in links and f"{BASE}ICLR2024/optimization/zz_new/" in links
+    assert dead_links(site) == []
+    clean = tmp_path / "clean"
+    build(corpus, clean, use_cache=False)
+    from sitecheck import site_files
+
+    assert site_files(site) == site_files(clean)
