@@ -96,7 +96,7 @@ def main() -> None:
                                                 for p, t, s, k, a in raw])
     out["model_s"], model = timed(lambda: R.Model(inputs))
     out["rows_in_process_s"], rows = timed(lambda: [model.row(i) for i in range(model.n)])
-    del model
+    model = None  # freed before the child process forks
     limit = R.PARALLEL_NOTES
     R.PARALLEL_NOTES = 0
     out["related_child_s"], found = timed(lambda: R.related(inputs, args.workers))

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from papernotes.site.kinds.feeds import feed_url
-from papernotes.site.trends import trend_chart
 from papernotes.site.contexts import Crumb, DomainContext, DomainSection, Link, Page
+from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -18,6 +17,7 @@ from papernotes.site.plan import (
     paper_item,
     venue_label,
 )
+from papernotes.site.trends import trend_chart
 
 
 def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:

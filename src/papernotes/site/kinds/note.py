@@ -15,7 +15,6 @@ from typing import Any
 from papernotes.corpus.model import Entry
 from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.site.markdown import inline_markdown, title_text
-from papernotes.site.trends import note_date
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -28,6 +27,7 @@ from papernotes.site.plan import (
     venue_label,
     venue_url,
 )
+from papernotes.site.trends import note_date
 
 RATING_ORDER = ("novelty", "experiments", "writing", "value")
 LINK_LABELS = {"arxiv": "arXiv", "openreview": "OpenReview", "code": "Code", "pdf": "PDF"}

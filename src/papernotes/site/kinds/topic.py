@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from papernotes.site.kinds.feeds import feed_url
-from papernotes.site.trends import trend_chart
 from papernotes.site.contexts import Crumb, DomainSection, Link, Page, TopicContext
+from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -16,6 +15,7 @@ from papernotes.site.plan import (
     topic_url,
     venue_label,
 )
+from papernotes.site.trends import trend_chart
 
 
 def plan_topics(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
