@@ -21,8 +21,7 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from papernotes.site.search.contents import index_contents
-from sitecheck import dead_links
+from sitecheck import dead_links, site_contents
 
 #: (pause point, kind of edit that makes the build reach it).
 POINTS = [
@@ -32,15 +31,6 @@ POINTS = [
     ("publish.swap", "config"), ("build.rendered", "config"),
 ]
 TRIALS = 24
-
-
-def site_files(site: Path) -> dict[str, bytes]:
-    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
-    where a clean one cuts the shards anew)."""
-    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-             if p.is_file() and p.name != ".papernotes-site"}
-    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
-    return {**files, "search contents": repr(index_contents(site)).encode()}
 
 
 def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:
@@ -101,5 +91,5 @@ def test_randomised_kill_9_trials(tmp_path: Path) -> None:
         assert result.errors == [] and not any(site.parent.glob(".site.journal")), (n, point, kind)
         clean = tmp_path / f"clean{n}"
         build(corpus, clean, use_cache=False)
-        assert site_files(site) == site_files(clean), (n, point, kind)
+        assert site_contents(site) == site_contents(clean), (n, point, kind)
         shutil.rmtree(clean)

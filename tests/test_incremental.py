@@ -17,20 +17,11 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from papernotes.site.search.contents import index_contents
+from sitecheck import site_contents
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
 VENUES = ("ICML2024", "ICLR2024", "NeurIPS2023")
-
-
-def site_files(site: Path) -> dict[str, bytes]:
-    """Every file, the search postings and manifest as what they hold (an incremental build writes a delta
-    where a clean one cuts the shards anew)."""
-    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-             if p.is_file() and p.name != ".papernotes-site"}
-    files = {rel: data for rel, data in files.items() if not rel.startswith("search/t/") and rel != "search/index.json"}
-    return {**files, "search contents": repr(index_contents(site)).encode()}
 
 
 def set_field(text: str, key: str, value: str) -> str:
@@ -95,7 +86,7 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
         result = build(corpus, site)
         clean = tmp_path / "clean"
         build(corpus, clean, use_cache=False)
-        got, want = site_files(site), site_files(clean)
+        got, want = site_contents(site), site_contents(clean)
         differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
         assert differ == [], (history, differ[:10])
         assert not result.up_to_date or not differ
