@@ -105,16 +105,14 @@ def site_files(site: Path) -> dict[str, bytes]:
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
 
 
-def site_files(site: Path) -> dict[str, bytes]:
-    """Every file, each edition's search postings and manifest as what they hold (an incremental build writes
-    a delta where a clean one cuts the shards anew)."""
+def site_contents(site: Path) -> dict[str, bytes]:
+    """Every file, each edition's search postings as what they hold (an incremental build writes a delta where
+    a clean one cuts the shards anew): equal for an incremental build and a clean one of the same corpus."""
     from papernotes.site.search.contents import index_contents
 
-    files = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-             if p.is_file() and p.name != ".papernotes-site"}
-    out = dict(files)
+    out = {rel: data for rel, data in site_files(site).items() if rel != ".papernotes-site"}
     for prefix in ("", "en/", "zh/"):
-        if f"{prefix}search/index.json" not in files:
+        if f"{prefix}search/index.json" not in out:
             continue
         out = {rel: data for rel, data in out.items()
                if not rel.startswith(f"{prefix}search/t/") and rel != f"{prefix}search/index.json"}

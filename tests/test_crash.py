@@ -21,7 +21,7 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from sitecheck import dead_links, site_files
+from sitecheck import dead_links, site_contents
 
 #: (pause point, kind of edit that makes the build reach it).
 POINTS = [
@@ -94,5 +94,5 @@ def test_randomised_kill_9_trials(tmp_path: Path) -> None:
         assert result.errors == [] and not any(site.parent.glob(".site.journal")), (n, point, kind)
         clean = tmp_path / f"clean{n}"
         build(corpus, clean, use_cache=False)
-        assert site_files(site) == site_files(clean), (n, point, kind)
+        assert site_contents(site) == site_contents(clean), (n, point, kind)
         shutil.rmtree(clean)

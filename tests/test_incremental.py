@@ -17,7 +17,7 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from sitecheck import site_files
+from sitecheck import site_contents
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
@@ -86,7 +86,7 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
         result = build(corpus, site)
         clean = tmp_path / "clean"
         build(corpus, clean, use_cache=False)
-        got, want = site_files(site), site_files(clean)
+        got, want = site_contents(site), site_contents(clean)
         differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
         assert differ == [], (history, differ[:10])
         assert not result.up_to_date or not differ

@@ -11,6 +11,7 @@ import re
 import tomllib
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -68,7 +69,10 @@ class SiteConfig(BaseModel):
         "show", description="A note without a translation into an edition's language: shown in its own language "
         "and marked (show, so every edition counts the same notes), or left out of that edition (hide; the site "
         "language's edition always shows every note).")
-    base_url: str = Field("/", description="Public URL of the site root; used for feeds and canonical links.")
+    base_url: str = Field("/", description="Public URL of the site root, e.g. https://example.org/notes/. Atom feeds, "
+                                           "sitemap.xml, canonical and OpenGraph URLs need it absolute (http or https "
+                                           "with a host); with a path such as / they are left out and the build warns "
+                                           "once.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
@@ -101,6 +105,18 @@ class SiteConfig(BaseModel):
     def editions(self) -> tuple[str, ...]:
         """The languages of the editions to build, the site language's first (it is published at ``/``)."""
         return (self.language, *(lang for lang in self.languages if lang != self.language))
+    @property
+    def absolute_base(self) -> str:
+        """``base_url`` with a trailing ``/`` when it is absolute (``https://host/…``), else ``""``."""
+        parts = urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return ""
+        return self.base_url if self.base_url.endswith("/") else self.base_url + "/"
+
+    def absolute_url(self, url: str) -> str:
+        """The public URL of the site-relative ``url`` (percent-encoded), or ``""`` without an absolute base."""
+        base = self.absolute_base
+        return base + quote(url, safe="/%-._~#?=&+,;:@!$'()*") if base else ""
 
     def theme_path(self, corpus: Path) -> Path | None:
         """The theme folder (``theme_dir`` resolved against the corpus), or ``None`` for the package's theme."""

@@ -14,12 +14,14 @@ so counts agree across editions); a note without one keeps its own text (its
 of the editions other than the site language's. After planning, ``publish``
 moves each edition's pages under its prefix and gives every page its
 alternates: the same URL in the other editions, or their home when they lack it
-(and from the 404 page, which stands for any missing page).
+(and from the 404 page, which stands for any missing page). Related papers are
+the originals' (``edition_related``): the same papers in every edition, each
+shown in the edition's language where translated.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from papernotes.corpus.model import Entry, Note
@@ -66,6 +68,14 @@ def edition_entries(entries: Iterable[Entry], found: dict[tuple[str, str], Note]
                 continue
         out.append(entry)
     return out
+
+
+def edition_related(related: Mapping[str, tuple[str, ...]], shown: Iterable[Entry]) -> dict[str, tuple[str, ...]]:
+    """The related-papers lists (computed from the originals, by original path) for the notes an edition shows:
+    the same papers, by the paths of the texts it shows; a paper the edition leaves out is left out of them."""
+    path_of = {(e.note.translation_of.original if e.note.translation_of else e.note.path): e.note.path for e in shown}
+    return {path_of[original]: tuple(path_of[p] for p in near if p in path_of)
+            for original, near in related.items() if original in path_of}
 
 
 def publish(planned: Sequence[tuple[Edition, Sequence[Page]]], names: dict[str, str]) -> list[Page]:

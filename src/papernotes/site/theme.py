@@ -32,14 +32,16 @@ from markupsafe import Markup
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.site.contexts import (
-    Alternate,
     DomainContext,
     DomainsIndexContext,
+    FeedContext,
     HomeContext,
     NoteContext,
     Page,
     RedirectContext,
+    RobotsContext,
     SimpleContext,
+    SitemapContext,
     SiteLabels,
     TopicContext,
     TopicsIndexContext,
@@ -71,6 +73,9 @@ TEMPLATE_CONTEXTS: dict[str, type] = {
     "search.html": SimpleContext,
     "404.html": SimpleContext,
     "redirect.html": RedirectContext,
+    "feed.xml": FeedContext,
+    "sitemap.xml": SitemapContext,
+    "robots.txt": RobotsContext,
 }
 
 #: Templates no page renders directly: the pages' templates extend or import them.
@@ -97,8 +102,9 @@ TEMPLATE_GLOBALS: dict[str, str] = {
             "edition).",
     "home": "Path from this page to its edition's root: the same as `root` on a one-language site and in the "
             "site language's edition, one level more under `/en/`: `{{ home }}topics/`.",
-    "alternates": "The page in every edition of a multi-language site (`Alternate` records: `lang`, `label`, and "
-                  "`href`, relative to this page); empty on a one-language site.",
+    "alternates": "The page in every edition of a multi-language site, this one included: `lang`, `label` (the "
+                  "language's own name), `url` (relative to this page) and `public` (absolute when `base_url` is, "
+                  "else `url`); empty on a one-language site.",
     "rel": "Filter: `{{ 'topics/' | rel }}` turns a site-relative URL into one relative to the current page.",
     "stars": "Function: `stars(3.5)` gives `★★★½☆`.",
     "chrome": "Header and footer from `chrome.html`, pre-rendered for this page's depth and edition: "
@@ -153,6 +159,22 @@ def _stars(score: float) -> str:
     full = int(score)
     half = score - full >= 0.5
     return "★" * full + ("½" if half else "") + "☆" * (5 - full - (1 if half else 0))
+
+
+@dataclass(frozen=True, slots=True)
+class SwitchLink:
+    """One entry of ``alternates``: the page in one edition, as the page links to it."""
+
+    lang: str
+    label: str
+    url: str
+    """Relative to the page (absolute path on ``404.html``)."""
+    public: str
+    """Absolute URL when ``base_url`` is absolute (``<link rel="alternate" hreflang>``), else ``url``."""
+
+    def __post_init__(self) -> None:
+        if not self.public:
+            object.__setattr__(self, "public", self.url)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,8 +266,8 @@ class Theme:
         else:
             has_math = _context_has_math(page.context)
         root, home, lang = self.root_for(page), self.home_for(page), page.lang or self.config.language
-        alternates = [Alternate(a.lang, a.label, quote(self.base_path + a.url, safe=_SAFE) if page.template == "404.html"
-                                else relative_url(a.url, page.url) if a.url != page.url else "./")
+        alternates = [SwitchLink(a.lang, a.label, quote(self.base_path + a.url, safe=_SAFE) if page.template == "404.html"
+                                 else relative_url(a.url, page.url), self.config.absolute_url(a.url))
                       for a in page.alternates]
         return {"page": page, "c": page.context, "root": root, "home": home, "lang": lang, "t": labels_for(lang),
                 "alternates": alternates, "chrome": self.chrome(root, lang, home), "has_math": has_math,
