@@ -20,6 +20,7 @@ from papernotes.errors import CorpusError
 from papernotes.migrate.convert import convert_note, source_text
 from papernotes.migrate.tree import Twin, import_tree
 from papernotes.site.build import build
+from sitecheck import dead_links
 
 TWIN = Path(__file__).parent / "fixtures" / "mkdocs_twin"
 ZH, EN = TWIN / "zh", TWIN / "en"
@@ -91,8 +92,20 @@ def test_pairs_become_translations_and_one_sided_notes_are_kept(tmp_path: Path) 
     assert report["counts"] == {"notes": 5, "imported": 10, "unchanged": 0, "kept_edits": 0, "conflicts": 0,
                                 "skipped": 8, "twin_notes": 5, "translations": 4, "twin_only": 1, "untranslated": 1}
     assert translation_problems(dest) == []  # no imported translation is stale
+    # the config written for a twin import builds both editions
+    assert 'languages = ["zh", "en"]' in (dest / "papernotes.toml").read_text(encoding="utf-8")
     site = build(dest, tmp_path / "site", workers=1, use_cache=False)
-    assert site.errors == [] and site.notes == 6  # originals only until the site side lands
+    assert site.errors == [] and site.notes == 6
+    out = tmp_path / "site"
+    assert dead_links(out) == []
+    for stem in PAIRS:
+        zh_page = (out / stem / "index.html").read_text(encoding="utf-8")
+        en_page = (out / "en" / stem / "index.html").read_text(encoding="utf-8")
+        assert '<html lang="zh-CN">' in zh_page and '<html lang="en">' in en_page
+        assert 'class="untranslated-note"' not in zh_page + en_page
+    only_zh = (out / "en/ICML2031/llm_reasoning/only_in_chinese_toy/index.html").read_text(encoding="utf-8")
+    only_en = (out / "ICML2031/llm_reasoning/only_in_english_toy/index.html").read_text(encoding="utf-8")
+    assert 'class="untranslated-note"' in only_zh and 'class="untranslated-note"' in only_en
 
 
 def test_reimport_is_idempotent_and_keeps_an_edited_translation(tmp_path: Path) -> None:

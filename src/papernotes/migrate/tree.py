@@ -450,7 +450,8 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
                               for rel in sorted(set(manifest) - produced) if (dest / rel).exists())
     if not (dest / CONFIG_NAME).exists():
         title = json.dumps(_default_title(docs), ensure_ascii=False)
-        atomic_write(dest / CONFIG_NAME, f'title = {title}\nlanguage = "zh"\n')
+        editions = f'languages = ["zh", "{twin.lang}"]\n' if twin is not None and twin.lang != "zh" else ""
+        atomic_write(dest / CONFIG_NAME, f'title = {title}\nlanguage = "zh"\n{editions}')
     if files != manifest or not (state / MANIFEST).exists():
         payload = {"version": 1, "papernotes": __version__, "docs": str(docs), "files": dict(sorted(files.items()))}
         if twin is not None:
