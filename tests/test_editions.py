@@ -237,3 +237,12 @@ def test_the_bilingual_examples(example_site) -> None:
     translated = {p.name.removesuffix(".en.md") for p in EXAMPLES.rglob("*.en.md")}
     en_titles = page_lines((site / "en/ICML2024/optimization/index.html").read_text(encoding="utf-8"), "article")
     assert en_titles[0] == "📐 Optimization & Theory¶" and len(translated) >= 10
+
+
+def test_a_problem_of_an_untranslated_note_is_reported_once(tmp_path: Path) -> None:
+    corpus = bilingual_corpus(tmp_path / "c")
+    sgd = corpus / "ICML2026/optimization/sgd.md"
+    sgd.write_text(sgd.read_text(encoding="utf-8") + "\n见 [缺失](../nowhere/missing.md)。\n", encoding="utf-8")
+    for _ in range(2):  # built, then up to date
+        found = [str(d) for d in build(corpus, tmp_path / "site", workers=1).diagnostics if "broken link" in str(d)]
+        assert len(found) == 1 and found[0].startswith("ICML2026/optimization/sgd.md:"), found

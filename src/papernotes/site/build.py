@@ -234,7 +234,8 @@ class Builder:
                                    replace=plan.complete, urls=plan.urls)
             if plan.related is not None:
                 mark_published(cache, site, plan.related)
-            result.diagnostics += cache.page_problems(site)
+            # a note shown in two editions (untranslated) reports a problem of its body once
+            result.diagnostics = list(dict.fromkeys([*result.diagnostics, *cache.page_problems(site)]))
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
@@ -242,7 +243,8 @@ class Builder:
     def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
         result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
         parse_problems = [d for group in cache.note_problems().values() for d in group]
-        result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(self.staging.site_key)]
+        result.diagnostics = list(dict.fromkeys([*parse_problems, *previous.problems,
+                                                 *cache.page_problems(self.staging.site_key)]))
         result.seconds = time.perf_counter() - started
         return result
 
