@@ -6,6 +6,13 @@ the body makes. The engine is pyromark (pulldown-cmark), measured as the
 fastest of the native engines on real notes (see BENCHMARKS.md). Math is left
 as TeX in ``<span class="math …">`` with ``\\(…\\)`` / ``\\[…\\]`` delimiters,
 rendered offline in the browser by the KaTeX copy shipped in the package.
+
+Notes are untrusted (drafted by LLMs from third-party abstracts, imported,
+contributed): the HTML that leaves this module has been through an allow-list
+sanitiser (``sanitise.py``, nh3), so every output built from it (pages, listings,
+feeds) carries no script, event handler, ``javascript:``/``data:`` URL, frame,
+form or style; the Markdown subset notes use survives. ``trust_html = true`` in
+``papernotes.toml`` skips it for note bodies only (``markdown_body(trusted=True)``).
 """
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from functools import lru_cache
 
 import pyromark
 
+from papernotes.site.sanitise import sanitise_html, sanitise_inline
 from papernotes.taxonomy import slugify
 
 #: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
@@ -108,15 +116,23 @@ def plain_text(fragment: str) -> str:
     return html.unescape(_TAG.sub("", fragment)).strip()
 
 
-def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
-    """Render a note body; a leading ``# Title`` line is dropped (the page shows the title)."""
+def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False) -> RenderedBody:
+    """Render a note body; a leading ``# Title`` line is dropped (the page shows the title).
+
+    The HTML is sanitised (``sanitise_html``) before headings get their ids and
+    anchors, unless ``trusted`` (the site's ``trust_html`` setting).
+    """
     if drop_title:
         stripped = markdown.lstrip("\n")
         if stripped.startswith("# "):
             nl = stripped.find("\n")
             markdown = "" if nl < 0 else stripped[nl + 1:]
+    if "\0" in markdown:  # never reaches a page, even from a file edited after it was checked
+        markdown = markdown.replace("\0", "\ufffd")
     out = pyromark.html(normalise_math(markdown), options=MARKDOWN_OPTIONS)
     out = _wrap_math(out)
+    if not trusted:
+        out = sanitise_html(out)
     toc: list[Heading] = []
     used: set[str] = set()
 
@@ -149,12 +165,15 @@ def inline_markdown(text: str) -> str:
     """
     if not text:
         return ""
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
     out = _wrap_math(pyromark.html(normalise_math(text), options=MARKDOWN_OPTIONS))
     m = _PARA.match(out)
     out = m.group(1).strip() if m else out.strip()
     if "<a " in out:
         out = _HREF.sub(lambda a: a.group(0) if _ABSOLUTE.match(a.group(1)) else a.group(3), out)
-    return _sanitise_inline(out) if "<" in out else out
+    # summaries reach every listing page and may come from fetched abstracts: always sanitised
+    return sanitise_inline(_raw_html_as_text(out)) if "<" in out else out
 
 
 _INLINE_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
@@ -162,9 +181,9 @@ _INLINE_ALLOWED = {"em", "strong", "code", "del", "sup", "sub", "br", "span", "a
 _SAFE_HREF = re.compile(r'^ href="(https?://[^"]*|mailto:[^"]*)"$')
 
 
-def _sanitise_inline(fragment: str) -> str:
-    """Summaries and titles reach every listing page and may come from fetched abstracts:
-    keep the tags Markdown itself produces, show any other (raw) HTML as text."""
+def _raw_html_as_text(fragment: str) -> str:
+    """Show raw HTML written in a summary as text, as a title shows it: keep only the tags Markdown itself
+    produces. Presentation, not the safety net: ``sanitise_inline`` runs on the result."""
 
     def keep(m: re.Match[str]) -> str:
         closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
@@ -181,7 +200,7 @@ def _sanitise_inline(fragment: str) -> str:
 
 def title_html(title: str) -> str:
     """A title as HTML: escaped text, with ``$…$`` spans kept as math (no other Markdown)."""
-    title = normalise_math(title)
+    title = normalise_math(title.replace("\0", "\ufffd"))
     if "$" not in title:
         return html.escape(title, quote=False)
     parts: list[str] = []
@@ -191,7 +210,7 @@ def title_html(title: str) -> str:
         parts.append(f'<span class="math math-inline">\\({html.escape(m.group(1), quote=False)}\\)</span>')
         pos = m.end()
     parts.append(html.escape(title[pos:], quote=False))
-    return "".join(parts)
+    return sanitise_inline("".join(parts))  # escaped by construction; the allow-list is the second line of defence
 
 
 def title_text(title: str) -> str:

@@ -15,6 +15,7 @@ them and the context dataclasses of ``contexts.py`` into docs/templates.md.
 """
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tomllib
@@ -122,9 +123,11 @@ _PLAIN_URL = re.compile(r"^[A-Za-z0-9/_.~#-]*$")
 def relative_url(target: str, current: str) -> str:
     """``target`` (site-relative) as seen from the page at ``current``; percent-encoded.
 
+    A relative URL whose first segment holds a ``:`` (a note named
+    ``javascript:alert(1).md``) would read as a scheme: it gets a ``./`` prefix.
     Called a dozen times per page: plain string scans, no splitting into lists.
     """
-    if "://" in target or target.startswith(("#", "mailto:")):
+    if target.startswith(("http://", "https://", "#", "mailto:")):
         return target
     if not current.endswith("/"):  # a file such as 404.html: relative to its directory
         current = current.rpartition("/")[0] + "/" if "/" in current else ""
@@ -137,6 +140,8 @@ def relative_url(target: str, current: str) -> str:
     rel = "../" * current.count("/", common) + target[common:]
     if not rel:
         return "./"
+    if ":" in rel.partition("/")[0]:
+        rel = "./" + rel
     return rel if _PLAIN_URL.match(rel) else quote(rel, safe=_SAFE)
 
 
@@ -161,6 +166,7 @@ class Theme:
                  precompile: bool = True) -> None:
         self.config = config
         self.corpus = corpus
+        self._corpus_real = os.path.join(os.path.realpath(corpus), "")
         self.theme_dir = config.theme_path(corpus)
         self.labels = labels_for(config.language)
         self.base_path = urlsplit(config.base_url).path or "/"
@@ -253,12 +259,15 @@ class Theme:
         source = self.corpus / note.path
         problems: list[Diagnostic] = []
         try:
-            text = source.read_text(encoding="utf-8")
+            real = os.path.realpath(source, strict=True)
+            if not real.startswith(self._corpus_real):  # a link swapped in after the scan: never read through it
+                raise OSError(f"{note.path} now leads outside the corpus (to {real}); not published")
+            text = Path(real).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(warning(note.path, 0, f"cannot re-read note body: {exc}", "io"))
             text = ""
         _, body, _ = split_front_matter(text.replace("\r\n", "\n"))
-        rendered = markdown_body(body)
+        rendered = markdown_body(body, trusted=self.config.trust_html)
         html = rendered.html
         if rendered.links:
             link_map = dict(ctx.link_map)

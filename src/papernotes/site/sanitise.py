@@ -1,0 +1,123 @@
+"""Render step, the allow-list between Markdown and the page: untrusted HTML in, HTML that cannot run out (pure).
+
+Notes are untrusted input: they are drafted by LLMs from third-party abstracts,
+imported from other sites or contributed, and Markdown passes raw HTML through.
+``markdown.py`` sends every fragment it renders through here (note bodies,
+one-line summaries, titles, imported ``meta`` values), so what pages, listings
+and feeds show has been cleaned once, by nh3 (the Rust ``ammonia`` sanitiser,
+which parses the fragment as a browser would before it filters).
+
+What survives is the Markdown subset notes use: paragraphs, headings, lists,
+tables (cell alignment only as ``style="text-align: …"``), code blocks with a
+``language-*`` class, math spans (``<span class="math math-inline|math-display">``
+holding TeX as text), images and links whose URLs are http, https, mailto (links
+only) or relative, footnotes, definition lists, ``<details>/<summary>``,
+``<sup>/<sub>``, ``<mark>``, and task-list checkboxes (always disabled). Everything
+else goes: scripts and their text, event handlers, ``style`` attributes and
+elements, frames, objects, embeds, forms, ``<base>``, ``<meta>``, SVG and MathML,
+comments, and any URL with another scheme however it is cased, entity-encoded
+or split by whitespace (nh3 decodes the attribute as a browser would).
+"""
+from __future__ import annotations
+
+import re
+
+import nh3
+
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+"""Schemes a link may use; images too (``mailto`` is never a picture). Relative URLs are kept."""
+
+BODY_TAGS = frozenset({
+    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "code", "kbd", "samp", "var",
+    "em", "strong", "b", "i", "u", "s", "del", "ins", "mark", "small", "sup", "sub", "abbr", "cite", "q", "dfn",
+    "ul", "ol", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption",
+    "colgroup", "col", "a", "img", "span", "div", "details", "summary", "figure", "figcaption", "input",
+    "ruby", "rt", "rp", "time", "wbr",
+})
+"""Elements a note body may contain (``input`` only as a disabled checkbox)."""
+
+INLINE_TAGS = frozenset({"em", "strong", "b", "i", "u", "s", "del", "mark", "code", "kbd", "sup", "sub", "br",
+                         "span", "a", "abbr", "small"})
+"""Elements a one-line summary, a title or a ``meta`` value may contain: no blocks, no images."""
+
+DROPPED_WITH_CONTENT = frozenset({
+    "script", "style", "template", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet",
+    "svg", "math", "xmp", "noembed", "noframes", "plaintext", "title", "textarea", "select", "option",
+})
+"""Elements removed together with what they hold (their text would otherwise show as code or noise)."""
+
+_ATTRIBUTES: dict[str, set[str]] = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "abbr": {"title"},
+    "th": {"style", "colspan", "rowspan"},
+    "td": {"style", "colspan", "rowspan"},
+    "ol": {"start"},
+    "li": {"value"},
+    "code": {"class"},
+    "span": {"class"},
+    "div": {"class", "id"},
+    "sup": {"class"},
+    "details": {"open"},
+    "input": {"checked"},
+    "time": {"datetime"},
+    "col": {"span"},
+    "colgroup": {"span"},
+}
+
+_CLASSES: dict[str, frozenset[str]] = {
+    "span": frozenset({"math math-inline", "math math-display"}),
+    "div": frozenset({"footnote-definition"}),
+    "sup": frozenset({"footnote-reference", "footnote-definition-label"}),
+}
+_LANGUAGE = re.compile(r"language-[A-Za-z0-9_+#.-]{1,40}")
+_ALIGN = re.compile(r"text-align: ?(?:left|center|right)")
+_NUMBER = re.compile(r"\d{1,4}")
+
+
+def _attribute(tag: str, name: str, value: str) -> str | None:
+    """Values of allowed attributes that carry meaning beyond text: anything unexpected is dropped."""
+    if name == "class":
+        if tag == "code":
+            return value if _LANGUAGE.fullmatch(value) else None
+        return value if value in _CLASSES.get(tag, ()) else None
+    if name == "style":
+        return value if _ALIGN.fullmatch(value) else None
+    if name in ("colspan", "rowspan", "start", "value", "span", "width", "height"):
+        return value if _NUMBER.fullmatch(value) else None
+    if name == "id":
+        return value if len(value) <= 200 else None
+    return value
+
+
+_BODY = nh3.Cleaner(
+    tags=set(BODY_TAGS),
+    clean_content_tags=set(DROPPED_WITH_CONTENT),
+    attributes=_ATTRIBUTES,
+    attribute_filter=_attribute,
+    tag_attribute_values={"input": {"type": {"checkbox"}}},
+    set_tag_attribute_values={"input": {"disabled": ""}},
+    url_schemes=set(URL_SCHEMES),
+    link_rel=None,
+    strip_comments=True,
+)
+_INLINE = nh3.Cleaner(
+    tags=set(INLINE_TAGS),
+    clean_content_tags=set(DROPPED_WITH_CONTENT),
+    attributes={"a": {"href", "title"}, "abbr": {"title"}, "span": {"class"}, "code": {"class"}},
+    attribute_filter=_attribute,
+    url_schemes=set(URL_SCHEMES),
+    url_relative="deny",
+    link_rel=None,
+    strip_comments=True,
+)
+
+
+def sanitise_html(fragment: str) -> str:
+    """A note body's HTML with everything outside the allow-list removed."""
+    return _BODY.clean(fragment)
+
+
+def sanitise_inline(fragment: str) -> str:
+    """Inline HTML (summary, title, ``meta`` value): inline elements only, no relative links (shown at any depth)."""
+    return _INLINE.clean(fragment)
