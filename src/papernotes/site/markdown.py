@@ -62,8 +62,11 @@ class RenderedBody:
     has_math: bool
 
 
-_TEX_PAREN = re.compile(r"\\\((?![\s\u4e00-\u9fff])([^\u4e00-\u9fff\n]{1,300}?)\\\)")
-_TEX_BRACKET = re.compile(r"\\\[((?:(?!\\\]).){1,2000}?)\\\]", re.S)
+_PAREN_MAX = 300
+"""Longest ``\\(…\\)`` span read as math (in characters)."""
+_BRACKET_MAX = 2000
+"""Longest ``\\[…\\]`` span read as math."""
+_PAREN_START = re.compile(r"[\s\u4e00-\u9fff]")
 _TEX_CHAR = re.compile(r"[\\^_={}]")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
@@ -74,20 +77,76 @@ def normalise_math(text: str) -> str:
 
     Only spans that look like TeX are converted (no CJK text inside; display
     spans must contain a TeX character), so an escaped bracket in prose stays
-    as it is; code spans and blocks are left alone.
+    as it is; code spans and blocks are left alone. Linear in the length of
+    the text, whatever it holds (a million unclosed ``\\[`` included).
     """
     if "\\(" not in text and "\\[" not in text:
         return text
     parts = _CODE.split(text)
     for i in range(0, len(parts), 2):
-        part = _TEX_PAREN.sub(lambda m: f"${m.group(1)}$", parts[i])
-        parts[i] = _TEX_BRACKET.sub(_display, part)
+        parts[i] = _brackets(_parens(parts[i]))
     return "".join(parts)
 
 
-def _display(m: re.Match[str]) -> str:
-    tex = m.group(1)
-    return f"$${tex}$$" if _TEX_CHAR.search(tex) and not _CJK_CHAR.search(tex) else m.group(0)
+def _parens(text: str) -> str:
+    """``\\(tex\\)`` -> ``$tex$``: the TeX starts with no space, holds 1-300 characters, no newline, no CJK.
+
+    Each span ends at the first ``\\)`` after its opening; the next closing,
+    newline and CJK character are looked up once and reused while the scan
+    moves on, so no part of the text is read twice for every opening.
+    """
+    if "\\(" not in text:
+        return text
+    out: list[str] = []
+    n, pos, start = len(text), 0, 0
+    close = newline = cjk = -1
+    while (i := text.find("\\(", start)) >= 0:
+        body = i + 2
+        start = i + 1
+        if body >= n or _PAREN_START.match(text, body):
+            continue
+        if close < body + 1:
+            close = text.find("\\)", body + 1)
+            if close < 0:
+                break  # no closing after this opening, hence none after any later one
+        if newline < body:
+            found = text.find("\n", body)
+            newline = found if found >= 0 else n
+        if cjk < body:
+            m = _CJK_CHAR.search(text, body)
+            cjk = m.start() if m else n
+        if close - body > _PAREN_MAX or newline < close or cjk < close:
+            continue
+        out += (text[pos:i], "$", text[body:close], "$")
+        pos = start = close + 2
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _brackets(text: str) -> str:
+    """``\\[tex\\]`` -> ``$$tex$$`` when the 1-2000 characters inside look like TeX (see ``_display``)."""
+    if "\\[" not in text:
+        return text
+    out: list[str] = []
+    pos = start = 0
+    close = -1
+    while (i := text.find("\\[", start)) >= 0:
+        body = i + 2
+        start = i + 1
+        if close < body:
+            close = text.find("\\]", body)
+            if close < 0:
+                break
+        if close == body or close - body > _BRACKET_MAX:
+            continue
+        out += (text[pos:i], _display(text[body:close], text[i:close + 2]))
+        pos = start = close + 2
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _display(tex: str, written: str) -> str:
+    return f"$${tex}$$" if _TEX_CHAR.search(tex) and not _CJK_CHAR.search(tex) else written
 
 
 def _wrap_math(out: str) -> str:

@@ -40,11 +40,10 @@ INLINE_TAGS = frozenset({"em", "strong", "b", "i", "u", "s", "del", "mark", "cod
                          "span", "a", "abbr", "small"})
 """Elements a one-line summary, a title or a ``meta`` value may contain: no blocks, no images."""
 
-DROPPED_WITH_CONTENT = frozenset({
-    "script", "style", "template", "noscript", "iframe", "frame", "frameset", "object", "embed", "applet",
-    "svg", "math", "xmp", "noembed", "noframes", "plaintext", "title", "textarea", "select", "option",
-})
-"""Elements removed together with what they hold (their text would otherwise show as code or noise)."""
+DROPPED_WITH_CONTENT = frozenset({"script", "style", "template", "noscript"})
+"""Elements removed together with what they hold (code, or markup meant for another context). Any other element
+outside the allow-list loses its tags and keeps its text: notes write placeholders such as ``<object A>`` or
+``<bbox>`` in prose, and a browser would show the text after them."""
 
 _ATTRIBUTES: dict[str, set[str]] = {
     "a": {"href", "title"},
@@ -113,11 +112,54 @@ _INLINE = nh3.Cleaner(
 )
 
 
+MAX_DEPTH = 256
+"""Elements nested deeper than this are shown as text (Chromium's parser stops nesting at 512)."""
+_TAGS_BEFORE_DEPTH_CHECK = 4000
+"""Fragments with fewer ``<`` than this are sanitised as they are (the reference notes have at most 2,245)."""
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                   "wbr"})
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*")
+
+
+def limit_depth(fragment: str, max_depth: int = MAX_DEPTH) -> str:
+    """``fragment`` with start tags nested deeper than ``max_depth`` escaped (linear).
+
+    An HTML parser spends time proportional to the depth of the open elements on
+    each new block tag, so a note of 100,000 nested ``<div>`` or ``>`` quote
+    levels would take minutes to sanitise; beyond the limit the tags become text.
+    """
+    if fragment.count("<") <= _TAGS_BEFORE_DEPTH_CHECK:
+        return fragment
+    stack: list[str] = []
+    open_names: dict[str, int] = {}
+    out: list[str] = []
+    pos = 0
+    for m in _TAG.finditer(fragment):
+        name = m.group(2).lower()
+        if name in _VOID or m.group(0).endswith("/"):
+            continue
+        if m.group(1):  # an end tag closes up to its element, as a parser would
+            if open_names.get(name):
+                while stack:
+                    top = stack.pop()
+                    open_names[top] -= 1
+                    if top == name:
+                        break
+        elif len(stack) >= max_depth:
+            out += (fragment[pos:m.start()], "&lt;")
+            pos = m.start() + 1
+        else:
+            stack.append(name)
+            open_names[name] = open_names.get(name, 0) + 1
+    out.append(fragment[pos:])
+    return "".join(out)
+
+
 def sanitise_html(fragment: str) -> str:
     """A note body's HTML with everything outside the allow-list removed."""
-    return _BODY.clean(fragment)
+    return _BODY.clean(limit_depth(fragment))
 
 
 def sanitise_inline(fragment: str) -> str:
     """Inline HTML (summary, title, ``meta`` value): inline elements only, no relative links (shown at any depth)."""
-    return _INLINE.clean(fragment)
+    return _INLINE.clean(limit_depth(fragment))
