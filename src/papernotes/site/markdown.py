@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import pyromark
 
-from papernotes.site.sanitise import sanitise_html, sanitise_inline
+from papernotes.site.sanitise import FOOTNOTE_ID_PREFIX, sanitise_html, sanitise_inline
 from papernotes.taxonomy import slugify
 
 #: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
@@ -40,7 +40,8 @@ MARKDOWN_OPTIONS: pyromark.Options = (
 _HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
-_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.I)
+_FOOTNOTE_REF = '<sup class="footnote-reference"><a href="#'
 _PARA = re.compile(r"^<p>(.*)</p>\s*$", re.S)
 _DOLLAR_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
 
@@ -192,6 +193,8 @@ def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False)
     out = _wrap_math(out)
     if not trusted:
         out = sanitise_html(out)
+        if _FOOTNOTE_REF in out:
+            out = out.replace(_FOOTNOTE_REF, _FOOTNOTE_REF + FOOTNOTE_ID_PREFIX)
     toc: list[Heading] = []
     used: set[str] = set()
 
@@ -220,7 +223,7 @@ def inline_markdown(text: str) -> str:
     """One line of Markdown (a summary) as inline HTML, without the ``<p>`` wrapper.
 
     The same fragment is shown on pages at different depths, so relative links
-    cannot stay links: they are reduced to their text. Absolute URLs are kept.
+    cannot stay links: they are reduced to their text. http(s) and mailto links are kept.
     """
     if not text:
         return ""
@@ -229,8 +232,8 @@ def inline_markdown(text: str) -> str:
     out = _wrap_math(pyromark.html(normalise_math(text), options=MARKDOWN_OPTIONS))
     m = _PARA.match(out)
     out = m.group(1).strip() if m else out.strip()
-    if "<a " in out:
-        out = _HREF.sub(lambda a: a.group(0) if _ABSOLUTE.match(a.group(1)) else a.group(3), out)
+    if "<a " in out:  # relative links and links with any other scheme than http(s) or mailto become their text
+        out = _HREF.sub(lambda a: a.group(0) if _WEB_LINK.match(a.group(1)) else a.group(3), out)
     # summaries reach every listing page and may come from fetched abstracts: always sanitised
     return sanitise_inline(_raw_html_as_text(out)) if "<" in out else out
 

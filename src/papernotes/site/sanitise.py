@@ -64,6 +64,10 @@ _ATTRIBUTES: dict[str, set[str]] = {
     "colgroup": {"span"},
 }
 
+FOOTNOTE_ID_PREFIX = "fn-"
+"""Prefix of every ``id`` a note's HTML keeps (footnote definitions); ``markdown.py`` points the footnote
+references at the prefixed ids. Heading ids are added after sanitising, from the heading's text."""
+
 _CLASSES: dict[str, frozenset[str]] = {
     "span": frozenset({"math math-inline", "math math-display"}),
     "div": frozenset({"footnote-definition"}),
@@ -84,8 +88,8 @@ def _attribute(tag: str, name: str, value: str) -> str | None:
         return value if _ALIGN.fullmatch(value) else None
     if name in ("colspan", "rowspan", "start", "value", "span", "width", "height"):
         return value if _NUMBER.fullmatch(value) else None
-    if name == "id":
-        return value if len(value) <= 200 else None
+    if name == "id":  # footnotes only; prefixed so no note can name a global (``window.x`` is ``id="x"``)
+        return FOOTNOTE_ID_PREFIX + value if len(value) <= 200 else None
     return value
 
 
