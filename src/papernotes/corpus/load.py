@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import heapq
 import marshal
 import os
 import re
@@ -117,7 +118,7 @@ def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFil
                 is_note = name.endswith(".md") and not (prefix == "" and name in SKIP_FILES)
                 try:
                     if entry.is_symlink():
-                        links.append((rel, entry.path))
+                        heapq.heappush(links, (rel, entry.path))
                     elif entry.is_dir(follow_symlinks=False):
                         st = entry.stat(follow_symlinks=False)
                         if _shown(name) != name:
@@ -142,8 +143,7 @@ def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFil
     seen_dirs[(st_root.st_dev, st_root.st_ino)] = "."
     walk("", str(root))
     while links:  # in path order, each after the plain tree it may lead back into
-        links.sort(reverse=True)
-        rel, path = links.pop()
+        rel, path = heapq.heappop(links)
         is_note = rel.endswith(".md") and not ("/" not in rel and rel in SKIP_FILES)
         if _shown(rel) != rel:
             refuse(rel, "symlink name has control characters or bytes that are not UTF-8; rename it", None, True)
@@ -174,18 +174,46 @@ def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFil
     yield from out.values()
 
 
+class OutsideCorpus(OSError):
+    """A file that resolves outside the corpus (through a symlink): never read."""
+
+
+def read_inside(root: Path, rel: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``root/rel``, which must lie inside ``root`` once every
+    link is resolved; ``OutsideCorpus`` or another ``OSError`` otherwise.
+
+    The file is opened first and the path of what was opened is checked (``/proc/self/fd``, one call, and no
+    race with a link swapped in meanwhile; ``realpath`` where there is no ``/proc``); non-blocking, so a FIFO
+    under a note's name cannot hang the build.
+    """
+    fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        try:
+            real = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            real = os.path.realpath(root / rel)
+        if not _inside(real, _real_root(str(root))):
+            raise OutsideCorpus(f"{rel} leads outside the corpus (to {real})")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        chunks, size = [], 0
+        while size < limit and (chunk := os.read(fd, min(limit - size, 1 << 20))):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]:
     """Read and parse one file; undecodable, unreadable, oversized files and links out of the corpus
     become diagnostics (nothing is read through a link that leaves ``root``)."""
     try:
-        real = os.path.realpath(root / rel, strict=True)
-        if not _inside(real, _real_root(str(root))):
-            return None, [warning(rel, 0, f"leads outside the corpus (to {real}); not read, not published",
-                                  "symlink")], ""
-        with open(real, "rb") as handle:
-            data = handle.read(limits.MAX_NOTE_BYTES + 1)
+        data = read_inside(root, rel, limits.MAX_NOTE_BYTES + 1)
+    except OutsideCorpus as exc:
+        return None, [warning(rel, 0, f"{exc}; not read, not published", "symlink")], ""
     except OSError as exc:
-        return None, [error(rel, 0, f"cannot read file: {exc.strerror}", "io")], ""
+        return None, [error(rel, 0, f"cannot read file: {exc.strerror or exc}", "io")], ""
     if (problem := limits.check_note_bytes(rel, data)) is not None:
         return None, [problem], ""
     from papernotes.corpus.parse import (

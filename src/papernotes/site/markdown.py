@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import pyromark
 
-from papernotes.site.sanitise import FOOTNOTE_ID_PREFIX, sanitise_html, sanitise_inline
+from papernotes.site.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
 from papernotes.taxonomy import slugify
 
 #: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
@@ -179,8 +179,8 @@ def plain_text(fragment: str) -> str:
 def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False) -> RenderedBody:
     """Render a note body; a leading ``# Title`` line is dropped (the page shows the title).
 
-    The HTML is sanitised (``sanitise_html``) before headings get their ids and
-    anchors, unless ``trusted`` (the site's ``trust_html`` setting).
+    The HTML goes through the allow-list (``sanitise.sanitise_body``) before
+    headings get their ids and anchors, unless ``trusted`` (``trust_html``).
     """
     if drop_title:
         stripped = markdown.lstrip("\n")
@@ -189,10 +189,10 @@ def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False)
             markdown = "" if nl < 0 else stripped[nl + 1:]
     if "\0" in markdown:  # never reaches a page, even from a file edited after it was checked
         markdown = markdown.replace("\0", "\ufffd")
-    out = pyromark.html(normalise_math(markdown), options=MARKDOWN_OPTIONS)
-    out = _wrap_math(out)
+    source = normalise_math(markdown)
+    out = _wrap_math(pyromark.html(source, options=MARKDOWN_OPTIONS))
     if not trusted:
-        out = sanitise_html(out)
+        out = sanitise_body(source, out)
         if _FOOTNOTE_REF in out:
             out = out.replace(_FOOTNOTE_REF, _FOOTNOTE_REF + FOOTNOTE_ID_PREFIX)
     toc: list[Heading] = []

@@ -15,7 +15,6 @@ them and the context dataclasses of ``contexts.py`` into docs/templates.md.
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import tomllib
@@ -31,6 +30,8 @@ import jinja2
 from markupsafe import Markup
 
 from papernotes.config import SiteConfig
+from papernotes.corpus.limits import MAX_NOTE_BYTES
+from papernotes.corpus.load import read_inside
 from papernotes.corpus.parse import split_front_matter
 from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.site.contexts import (
@@ -166,7 +167,6 @@ class Theme:
                  precompile: bool = True) -> None:
         self.config = config
         self.corpus = corpus
-        self._corpus_real = os.path.join(os.path.realpath(corpus), "")
         self.theme_dir = config.theme_path(corpus)
         self.labels = labels_for(config.language)
         self.base_path = urlsplit(config.base_url).path or "/"
@@ -256,13 +256,9 @@ class Theme:
     def _note_body(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
         ctx: NoteContext = page.context
         note = ctx.entry.note
-        source = self.corpus / note.path
         problems: list[Diagnostic] = []
-        try:
-            real = os.path.realpath(source, strict=True)
-            if not real.startswith(self._corpus_real):  # a link swapped in after the scan: never read through it
-                raise OSError(f"{note.path} now leads outside the corpus (to {real}); not published")
-            text = Path(real).read_text(encoding="utf-8")
+        try:  # never through a link that leaves the corpus (one swapped in after the scan included)
+            text = read_inside(self.corpus, note.path, MAX_NOTE_BYTES + 1).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(warning(note.path, 0, f"cannot re-read note body: {exc}", "io"))
             text = ""
