@@ -29,6 +29,7 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="system Chromium not in
 
 PAGES = [
     "", "ICML2024/", D, "ICLR2024/optimization/", "domains/", "domains/optimization/", "topics/",
+    "topics/optimizer/", "topics/img_srcx_onerrorwindow_pwnedtopic/",
     "search/?q=summary", "search/?q=named", "404.html",
     D + "xss_body/", D + "xss_summary/", D + "markdown_subset/", D + "other_note/", D + "linked_in/",
     "ICLR2024/optimization/tldr_section/", D + "javascript:alert(1)<!--/", D + '"><img src=x onerror=window.__pwned=1>/',
