@@ -248,9 +248,14 @@ def test_cli_empty_and_single_domain_corpora(runner: CliRunner, tmp_path: Path) 
     assert result.exit_code == 0 and "nothing to evaluate" in result.output
     single = tmp_path / "single"
     shutil.copytree(FIXTURE / "ICML2024", single / "ICML2024")
-    result = runner.invoke(app, ["classify", str(single), "--json"])
-    assert result.exit_code == 0, result.output
-    assert {r["path"]: r["predicted"] for r in json.loads(result.output)}["ICML2024/clipping_nonconvex.md"] == "optimization"
+    before = corpus_bytes(single)
+    for args in (["--json"], ["--apply"], []):  # 9 labelled notes in 1 domain: it says so, guesses nothing
+        result = runner.invoke(app, ["classify", str(single), *args])
+        assert result.exit_code == 1 and result.stdout == "", result.output
+        assert result.stderr.count("error:") == 1
+        assert "too few labelled notes to learn from: 9 note(s) with a domain, in 1 domain(s)" in result.stderr
+        assert "--engine openai" in result.stderr
+    assert corpus_bytes(single) == before
 
 
 def test_cli_rejects_apply_with_evaluate(runner: CliRunner) -> None:
