@@ -109,7 +109,7 @@ def test_csv_rows_with_line_numbers() -> None:
     assert flash.abstract.count("FlashAttention exploits") == 1  # a cell spanning two lines
     assert dict(qlora.links)["openreview"] == "https://openreview.net/forum?id=OUIFPHEgJU"
     messages = {(d.line, d.message) for d in result.diagnostics}
-    assert (5, "row has no title; skipped") in messages  # the row after the two-line cell
+    assert (5, "row 3 has no title; skipped") in messages  # the row after the two-line cell
     assert any("ignored columns: notes" in m for _, m in messages)
 
 
