@@ -308,7 +308,7 @@ def test_giving_up_keeps_the_stub(tmp_path: Path) -> None:
 def test_an_endpoint_that_keeps_failing_stops_the_run(tmp_path: Path) -> None:
     with LLMServer(lambda body: error_status(503)) as server:
         corpus = make_corpus(tmp_path / "c", llm_settings(server, max_retries=0, concurrency=1))
-        with pytest.raises(LLMError, match="HTTP 503 .*stopped after 3 papers in a row failed"):
+        with pytest.raises(LLMError, match="HTTP 503 .*stopped after 3 requests in a row failed"):
             draft(corpus, backoff_base=0.01)
     assert len(server.requests) == 3  # the fourth paper is never sent
     errors = [read((corpus / p).read_text())[0].get("draft_error") for p in statuses(corpus)]  # type: ignore[union-attr]

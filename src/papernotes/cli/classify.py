@@ -37,6 +37,7 @@ def classify(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory (notes + optional papernotes.toml).",
                                            file_okay=False)],
     engine: Annotated[str, typer.Option(
+        metavar="|".join(ENGINES),
         help="learned: a model trained on the corpus's own labelled notes (offline; needs at least 20 of them); "
              "openai: a language model chooses among the taxonomy's domains for each note without one (the llm "
              "table of papernotes.toml, as for draft).")] = "learned",
@@ -136,7 +137,7 @@ def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig,
                                    "the learned classifier (the default engine) needs 20 of them")
     with progress_bar(err) as progress:
         result = classify_with_llm(corpus, targets, taxonomy, settings, progress)
-    failures = [diagnostic(note.path, note.line_of("domain"), f"not classified: {why}", "classify-failed")
+    failures = [diagnostic(note.path, note.field_lines.get("domain", 0), f"not classified: {why}", "classify-failed")
                 for note, why in result.failed]
     u = result.usage
     err.print(f"model {settings.model}: {u.requests} request(s), {u.cache_hits} from cache, {u.retries} retried, "

@@ -69,6 +69,7 @@ def ingest_command(
 def draft_command(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False, show_default=False)],
     engine: Annotated[str, typer.Option(
+        metavar="ENGINE",
         help=f"One of: {', '.join(ENGINES.names())}. openai: any OpenAI-compatible endpoint, set up in the llm "
              "table of papernotes.toml; extractive: offline, sentences of the abstract and the paper.")] = "openai",
     batch: Annotated[bool, typer.Option(
@@ -103,6 +104,9 @@ def draft_command(
 
 
 def _print_draft_summary(result) -> None:  # type: ignore[no-untyped-def]  # DraftResult, imported lazily
+    if not result.drafted and not result.failed and not result.diagnostics:
+        out.print("no stub to draft (a stub has `status: stub`; `papernotes ingest` makes them)")
+        return
     failed = f", {len(result.failed)} failed (still stubs, see `draft_error`)" if result.failed else ""
     out.print(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
     if result.grounded:

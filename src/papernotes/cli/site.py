@@ -182,14 +182,21 @@ def new(
     arxiv: Annotated[str, typer.Option(help="arXiv id or URL.")] = "",
     code: Annotated[str, typer.Option(help="Code repository URL.")] = "",
 ) -> None:
-    """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md."""
+    """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md.
+
+    The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong (exit status 2).
+    """
     from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.intake.scaffold import NewNote, create_note
+    from papernotes.intake.scaffold import NewNote, ScaffoldError, create_note
 
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)
         path = create_note(corpus, NewNote(title, venue, domain, lang, slug, arxiv, code), taxonomy)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            error(problem)
+        raise typer.Exit(exc.exit_code) from None
     except PapernotesError as exc:
         raise fail(exc) from None
     out.print(f"created {path}")

@@ -42,6 +42,12 @@ class LLMError(PapernotesError):
     exit_code = 1
 
 
+class ModelNotConfigured(PapernotesError):
+    """No model is set for the openai engines, and there is no ``papernotes.toml`` to point at."""
+
+    exit_code = 2
+
+
 class RequestError(Exception):
     """One request failed for good (retries used up, or a 4xx about this request); other papers go on."""
 
@@ -91,7 +97,7 @@ def _no_model(path: Path, offline: str) -> PapernotesError:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
-        return LLMError(f"no language model configured: {path} does not exist; create it with an [llm] table "
+        return ModelNotConfigured(f"no language model configured: {path} does not exist; create it with an [llm] table "
                         f"(model = \"…\", base_url = \"…\"), or set PAPERNOTES_MODEL and OPENAI_BASE_URL; {offline}")
     line = next((i for i, row in enumerate(text.splitlines(), 1) if row.strip().startswith("[llm]")), 0)
     return ConfigError([error(str(path), line, f"no language model configured: {setting}, or set PAPERNOTES_MODEL; "
@@ -304,7 +310,7 @@ class ChatClient:
             raise LLMError(f"{reason}; is the server running, and is `base_url` in [llm] (or OPENAI_BASE_URL) "
                            "right? Finished notes are saved; re-run to continue")
         if self.give_ups >= GIVE_UP_LIMIT:
-            raise LLMError(f"{reason}; stopped after {self.give_ups} papers in a row failed "
+            raise LLMError(f"{reason}; stopped after {self.give_ups} requests in a row failed "
                            "(finished notes are saved; re-run to continue)")
         raise RequestError(reason)
 

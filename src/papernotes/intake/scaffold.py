@@ -24,7 +24,13 @@ RATING_LINES = {
 
 
 class ScaffoldError(PapernotesError):
+    """The note cannot be made as asked; ``problems`` lists every reason (nothing was written)."""
+
     exit_code = 2
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +84,7 @@ def create_note(corpus: Path, spec: NewNote, taxonomy: Taxonomy) -> Path:
     if spec.title.strip() and (not slug or "/" in slug):
         problems.append(f"cannot make a file name from {spec.title!r}; pass --slug")
     if problems:
-        raise ScaffoldError("; ".join(problems))
+        raise ScaffoldError(*problems)
     path = corpus / spec.venue / spec.domain / f"{slug}.md"
     if path.exists():
         raise ScaffoldError(f"{path}: already exists; choose another --slug")
