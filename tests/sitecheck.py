@@ -103,3 +103,13 @@ def dead_links(site: Path) -> list[tuple[Path, str]]:
 def site_files(site: Path) -> dict[str, bytes]:
     """Every file of a built site: ``/``-separated path relative to the site -> bytes."""
     return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+def site_contents(site: Path) -> dict[str, bytes]:
+    """Every file, the search postings as what they hold (an incremental build writes a delta where a
+    clean one cuts the shards anew): equal for an incremental build and a clean one of the same corpus."""
+    from papernotes.site.search.contents import index_contents
+
+    files = {rel: data for rel, data in site_files(site).items()
+             if not rel.startswith("search/t/") and rel not in ("search/index.json", ".papernotes-site")}
+    return {**files, "search contents": repr(index_contents(site)).encode()}

@@ -102,6 +102,7 @@ def test_search_finds_chinese_and_english_and_filters_by_venue(page, served: Dev
     page.wait_for_selector("#results dt")
     assert "GaLore" in page.inner_text("#results")
     page.fill("#q", "量化")
+    page.wait_for_selector('#results[data-done="量化"]', state="attached")  # the page's own "done" signal
     page.wait_for_function("document.querySelectorAll('#results dt').length > 1")
     every = page.eval_on_selector_all("#results dt", "els => els.length")
     page.select_option("#f-venue", "ICLR2024")

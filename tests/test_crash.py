@@ -21,7 +21,7 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from sitecheck import dead_links
+from sitecheck import dead_links, site_contents
 
 #: (pause point, kind of edit that makes the build reach it).
 POINTS = [
@@ -31,11 +31,6 @@ POINTS = [
     ("publish.swap", "config"), ("build.rendered", "config"),
 ]
 TRIALS = 24
-
-
-def site_files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-            if p.is_file() and p.name != ".papernotes-site"}
 
 
 def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:
@@ -96,5 +91,5 @@ def test_randomised_kill_9_trials(tmp_path: Path) -> None:
         assert result.errors == [] and not any(site.parent.glob(".site.journal")), (n, point, kind)
         clean = tmp_path / f"clean{n}"
         build(corpus, clean, use_cache=False)
-        assert site_files(site) == site_files(clean), (n, point, kind)
+        assert site_contents(site) == site_contents(clean), (n, point, kind)
         shutil.rmtree(clean)

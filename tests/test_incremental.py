@@ -17,15 +17,11 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
+from sitecheck import site_contents
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
 VENUES = ("ICML2024", "ICLR2024", "NeurIPS2023")
-
-
-def site_files(site: Path) -> dict[str, bytes]:
-    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
-            if p.is_file() and p.name != ".papernotes-site"}
 
 
 def set_field(text: str, key: str, value: str) -> str:
@@ -90,7 +86,7 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
         result = build(corpus, site)
         clean = tmp_path / "clean"
         build(corpus, clean, use_cache=False)
-        got, want = site_files(site), site_files(clean)
+        got, want = site_contents(site), site_contents(clean)
         differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
         assert differ == [], (history, differ[:10])
         assert not result.up_to_date or not differ

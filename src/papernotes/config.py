@@ -11,6 +11,7 @@ import re
 import tomllib
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -60,7 +61,10 @@ class SiteConfig(BaseModel):
     title: str = Field("Paper Notes", description="Site title shown in the header and <title>.")
     description: str = Field("", description="One-line description for the home page and feeds.")
     language: Literal["zh", "en"] = Field("zh", description="Language of the site's interface and taxonomy names.")
-    base_url: str = Field("/", description="Public URL of the site root; used for feeds and canonical links.")
+    base_url: str = Field("/", description="Public URL of the site root, e.g. https://example.org/notes/. Atom feeds, "
+                                           "sitemap.xml, canonical and OpenGraph URLs need it absolute (http or https "
+                                           "with a host); with a path such as / they are left out and the build warns "
+                                           "once.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
@@ -81,6 +85,19 @@ class SiteConfig(BaseModel):
             raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/ nor static/",
                                       {"folder": str(folder)})
         return value
+
+    @property
+    def absolute_base(self) -> str:
+        """``base_url`` with a trailing ``/`` when it is absolute (``https://host/…``), else ``""``."""
+        parts = urlsplit(self.base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            return ""
+        return self.base_url if self.base_url.endswith("/") else self.base_url + "/"
+
+    def absolute_url(self, url: str) -> str:
+        """The public URL of the site-relative ``url`` (percent-encoded), or ``""`` without an absolute base."""
+        base = self.absolute_base
+        return base + quote(url, safe="/%-._~#?=&+,;:@!$'()*") if base else ""
 
     def theme_path(self, corpus: Path) -> Path | None:
         """The theme folder (``theme_dir`` resolved against the corpus), or ``None`` for the package's theme."""

@@ -26,10 +26,11 @@ from papernotes.corpus.load import (
     scan_corpus,
 )
 from papernotes.corpus.model import Entry
-from papernotes.errors import BuildError, CorpusError, Diagnostic
+from papernotes.errors import BuildError, CorpusError, Diagnostic, warning
 from papernotes.layout import CONFIG_NAME
 from papernotes.site.manifest import MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
+from papernotes.site.related import cached_related, mark_published, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.testhooks import pause
@@ -84,6 +85,8 @@ class SitePlan:
     """Every directory page, when the whole site was planned."""
     stale: frozenset[str] = frozenset()
     """Pages to remove, when only part of the site was planned (a complete plan removes what it lacks)."""
+    related: str | None = None
+    """Digest of the related-papers inputs the note pages were planned with (whole-site and scoped plans)."""
 
 
 def settings_stamp(root: Path) -> str:
@@ -207,9 +210,9 @@ class Builder:
                     plan = _plan_bodies(project, loaded, cache, site, changed, previous)
                 if plan is None and previous is not None and not strict:
                     plan = _plan_scoped(project, loaded, cache, site, changed, removed, previous,
-                                        staging.out / MANIFEST_NAME)
+                                        staging.out / MANIFEST_NAME, self.workers)
                 if plan is None:
-                    plan = _plan_site(project, loaded, cache, strict)
+                    plan = _plan_site(project, loaded, cache, strict, self.workers)
             result.notes, result.pages = plan.state.notes, plan.state.pages
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
@@ -226,6 +229,8 @@ class Builder:
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
             cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
                                    replace=plan.complete, urls=plan.urls)
+            if plan.related is not None:
+                mark_published(cache, site, plan.related)
             result.diagnostics += cache.page_problems(site)
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
@@ -253,7 +258,7 @@ class Builder:
                             incremental: bool) -> list[tuple[str, Diagnostic]]:
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
-        from papernotes.site.search import search_index
+        from papernotes.site.search import corpus_bodies, search_files, search_update
         from papernotes.site.theme import copy_assets
 
         staging, project = self.staging, self.project
@@ -265,15 +270,33 @@ class Builder:
             for url in stale:
                 staging.remove(output_path(url))
             if plan.entries is not None:
-                staging.write("search/index.json", search_index(plan.entries, project.config.language))
                 record = (manifest(plan.pages) if plan.complete else
                           updated((staging.out / MANIFEST_NAME).read_bytes(), plan.pages, stale))
                 staging.write(MANIFEST_NAME, record)
-                staging.planned_writes(["search/index.json", MANIFEST_NAME])
+                staging.planned_writes([MANIFEST_NAME])
+            search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
+            search = None
+            if plan.entries is None and search_dir is not None:  # note bodies edited: those entries suffice
+                search = search_update([p.context.entry for p in plan.pages], read_body, search_dir,
+                                       project.config.language, self.workers)
+            elif plan.entries is not None:
+                search = search_files(plan.entries, read_body, search_dir, project.config.language, self.workers)
+            if search is not None:
+                known = cache.load_blob(f"search:{staging.site_key}") or {}
+                search_write, search_gone = search.changes(known if staging.incremental else None)
+                for rel in search_write:
+                    staging.write(rel, search[rel])
+                staging.planned_writes(search_write)
+                for rel in search_gone:
+                    staging.remove(rel)
+                # until published, what is being replaced is unknown: a build killed half-way rewrites it
+                cache.save_blob(f"search:{staging.site_key}", {**known, **dict.fromkeys(search_write + search_gone, "?")})
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
             pause("build.rendered")
             staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            if search is not None:
+                cache.save_blob(f"search:{staging.site_key}", search.digests)
         except BaseException:
             staging.abort()
             raise
@@ -306,10 +329,14 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
     if set(memo) != before:
         cache.delete_blobs("topics:")
         cache.save_blob(memo_key, memo)
+    if entries and not project.config.absolute_base:
+        problems.append(warning(str(project.root / CONFIG_NAME), 0, f"base_url {project.config.base_url!r} is not "
+                                "absolute (https://host/path/): no Atom feeds, sitemap.xml, canonical or OpenGraph "
+                                "URLs were made", "base-url"))
     return entries, problems
 
 
-def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
+def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool, workers: int = 1) -> SitePlan:
     """Resolve and plan every page."""
     from papernotes.site.plan import SiteIndex, plan_site
 
@@ -317,14 +344,16 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
     if strict and errors:
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
-    index = SiteIndex.of(entries)
+    related = cached_related(note_inputs(entries), cache, workers)
+    index = SiteIndex.of(entries, related.rows)
     pages = plan_site(index, _settings(project), project.salt)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
     for cell in index.by_cell.values():
         for i, e in enumerate(cell):
             rows[e.note.path] = _published_row(e, i)
     state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
-    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls)
+    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls,
+                    related=related.digest)
 
 
 def _published_row(entry: Entry, position: int) -> PublishedNote:
@@ -341,15 +370,17 @@ def _alias_urls(entry: Entry) -> tuple[str, ...]:
 
 
 def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
-                 removed: set[str], previous: Published, record: Path) -> SitePlan | None:
+                 removed: set[str], previous: Published, record: Path, workers: int = 1) -> SitePlan | None:
     """Resolve every note, but plan only the pages the changed notes were or are on (``None``: plan all).
 
     The scope is every group (venue × domain page, venue, domain, topic) a changed note
     left or joined, the changed notes and their old and new neighbours, the notes whose
     links depend on which pages exist, and the site-wide pages. When a note joined,
     left or moved, every venue × domain page of its domain is in scope too: their
-    cross-venue line counts it.
+    cross-venue line counts it. When a venue's note count changed, every domain and
+    topic page is: their trend charts show each venue's share.
     """
+    from papernotes.site.kinds.feeds import feed_url
     from papernotes.site.manifest import ManifestError, read_manifest
     from papernotes.site.plan import Scope, SiteIndex, plan_site
 
@@ -357,15 +388,19 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         read_manifest(record.read_bytes())  # updated in place below: it must be readable
     except (OSError, ManifestError):
         return None
+    shown = published_related(cache, site)
+    if shown is None:
+        return None  # which notes list which is not known for sure
     entries, problems = _resolve(project, loaded, cache)
-    index = SiteIndex.of(entries)
+    related = cached_related(note_inputs(entries), cache, workers)
+    index = SiteIndex.of(entries, related.rows)
     old = cache.published_notes(site, changed | removed)
     new = {e.note.path: e for e in index.entries if e.note.path in changed}
     cells: set[tuple[str, str]] = set()
     topics: set[str] = set()
     notes: set[str] = set(new)
     candidates: set[str] = set()  # pages that may be gone
-    joined_or_left = False
+    joined_or_left = venue_counts = False
     for path, row in old.items():
         if row.url is None or row.cell is None or row.position is None:
             continue
@@ -373,25 +408,33 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         cells.add((venue_id, slug))
         topics.update(row.topics)
         candidates.update((row.url, *row.aliases, row.cell, f"{venue_id}/", f"domains/{slug}/",
-                           *(f"topics/{t}/" for t in row.topics)))
+                           *(f"topics/{t}/" for t in row.topics), feed_url("venues", venue_id),
+                           feed_url("domains", slug), *(feed_url("topics", t) for t in row.topics)))
         for position in (row.position - 1, row.position + 1):
             if (other := cache.neighbour(site, row.cell, position)) is not None:
                 notes.add(other.path)
         if path not in new or new[path].url != row.url:
             joined_or_left = True
+        if path not in new or new[path].venue.id != venue_id:
+            venue_counts = True
     for path, entry in new.items():
         key = (entry.venue.id, entry.domain.slug)
         cells.add(key)
         topics.update(t.slug for t in entry.topics)
         if path not in old or old[path].url is None:
-            joined_or_left = True
+            joined_or_left = venue_counts = True
         cell = index.by_cell[key]
         at = cell.index(entry)
         notes.update(e.note.path for e in cell[max(0, at - 1):at + 2])
     domains = {slug for _, slug in cells}
     if joined_or_left:
         cells.update(key for key in index.by_cell if key[1] in domains)
+    if venue_counts:
+        domains.update(index.by_domain)
+        topics.update(index.by_topic)
     notes.update(e.note.path for e in index.entries if e.note.local_links)
+    touched = changed | removed  # a note listing one of them shows its old title or URL
+    notes.update(path for path, near in related.rows.items() if shown.get(path) != near or touched.intersection(near))
     scope = Scope(frozenset(notes), frozenset(cells), frozenset(v for v, _ in cells), frozenset(domains),
                   frozenset(topics), site_wide=True)
     pages = plan_site(index, _settings(project), project.salt, scope)
@@ -404,13 +447,14 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
             rows[entry.note.path] = _published_row(entry, position)
     state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)),
                       problems=tuple(problems))
-    return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale)
+    return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale,
+                    related=related.digest)
 
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
                  previous: Published) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
-    from papernotes.site.contexts import Link
+    from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.kinds.note import note_page
     from papernotes.site.plan import fingerprinted
 
@@ -425,6 +469,12 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         return None
     if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
         return None
+    lists = published_related(cache, site)
+    if lists is None:
+        return None  # the related lists the site shows are not known for sure
+    shown = cache.published_notes(site, {p for e in entries for p in lists.get(e.note.path, ())})
+    if any(row.url is None or row.title is None for row in shown.values()):
+        return None
     labels = _settings(project).labels
     linked = any(e.note.local_links for e in entries)
     by_path = cache.published_urls_by_path(site) if linked else {}
@@ -433,8 +483,10 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     for entry in entries:
         row = rows[entry.note.path]
         prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
+        related = tuple(RelatedItem(shown[p].title, shown[p].url, shown[p].url.partition("/")[0])  # type: ignore[arg-type]
+                        for p in lists.get(entry.note.path, ()) if p in shown)
         page = note_page(entry, Link(prev.title, prev.url) if prev else None,
-                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls)
+                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)
         pages.append(fingerprinted(page, project.salt))
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
     return SitePlan(pages, False, previous, notes_rows)

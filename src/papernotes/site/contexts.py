@@ -43,6 +43,18 @@ class PaperItem:
 
 
 @dataclass(frozen=True, slots=True)
+class RelatedItem:
+    """One related note on a note page (``NoteContext.related``)."""
+
+    title: str
+    """The note's title as plain text."""
+    url: str
+    """Site-relative URL of the note's page."""
+    venue: str
+    """The note's venue id, e.g. ``ICLR2026``."""
+
+
+@dataclass(frozen=True, slots=True)
 class Crumb:
     """One step of a page's breadcrumb trail (``page.crumbs``)."""
 
@@ -110,6 +122,10 @@ class DomainContext:
     """Up to ten most frequent topics of the domain with counts (``×n``)."""
     sections: tuple[DomainSection, ...]
     """One group of notes per venue, in the order of ``venues``."""
+    trend: TrendChart | None = None
+    """Notes of the domain per venue, oldest venue first, as a chart (``None`` with a single venue)."""
+    feed: str = ""
+    """Site-relative URL of the domain's Atom feed; empty when the site has no feeds (``base_url`` not absolute)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +146,10 @@ class TopicContext:
     """Number of notes with the topic."""
     sections: tuple[DomainSection, ...]
     """Per venue: ``venue.url`` is an in-page anchor, ``venue.count`` the notes in the group."""
+    trend: TrendChart | None = None
+    """Notes with the topic per venue, oldest venue first, as a chart (``None`` with a single venue)."""
+    feed: str = ""
+    """Site-relative URL of the topic's Atom feed; empty when the site has no feeds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +186,11 @@ class HomeContext:
     """One card per venue, newest first."""
     topics: tuple[Link, ...]
     """The thirty most frequent topics with counts."""
+    growth: tuple[SeriesGrowth, ...] = ()
+    """Per conference series with two editions or more: the topics growing fastest from the older to the
+    newer of its two latest editions (``site/trends.py``)."""
+    feed: str = ""
+    """Site-relative URL of the site's Atom feed of new notes; empty when the site has no feeds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +225,126 @@ class NoteContext:
     grounding: Grounding | None = None
     """Front matter ``grounding``: numbers checked against the paper (``supported``/``checked``) and the ones
     not in it (``not_in_paper``, shown highlighted); ``None`` when the note was never checked."""
+    date: str = ""
+    """The note's date, ``YYYY-MM-DD``: front matter ``date`` when valid, else its venue's date (feeds and
+    structured data use it)."""
+    related: tuple[RelatedItem, ...] = ()
+    """The five nearest notes across venues by title, summary and keywords (TF-IDF cosine), best first;
+    other notes about the same paper left out (``site/related.py``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrendBar:
+    """One venue in a trend chart: its count and the bar's geometry in the chart's own units."""
+
+    venue: str
+    """Venue id, e.g. ``ICLR2026`` (the label under the bar)."""
+    count: int
+    """Notes of the topic or domain at that venue."""
+    share: float
+    """``count`` as a percentage of all the venue's notes."""
+    x: float
+    """Left edge of the bar."""
+    y: float
+    """Top edge of the bar."""
+    height: float
+    """Height of the bar (0 for a venue without such notes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrendChart:
+    """A bar chart of notes per venue, oldest venue first, drawn as inline SVG by ``macros.html``'s ``trend``."""
+
+    bars: tuple[TrendBar, ...]
+    """One bar per venue of the site, oldest first."""
+    width: int
+    """Width of the SVG's ``viewBox`` (it scales to the page)."""
+    height: int
+    """Height of the ``viewBox``."""
+    bar_width: float
+    """Width of every bar."""
+    base: float
+    """Y of the axis line the bars stand on (venue labels go below it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GrowthTopic:
+    """One topic's change between two editions of a conference series."""
+
+    topic: Link
+    """The topic page (``count`` unused: 0)."""
+    before: int
+    """Notes with the topic in the older edition."""
+    after: int
+    """Notes with the topic in the newer edition."""
+    change: float
+    """Change of the topic's share of the edition's notes, in percentage points (positive: growing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesGrowth:
+    """The fastest-growing topics of one conference series between its two latest editions."""
+
+    series: str
+    """Series name, e.g. ``ICLR``."""
+    older: Link
+    """The older edition's venue page, ``count`` its notes."""
+    newer: Link
+    """The newer edition's venue page, ``count`` its notes."""
+    topics: tuple[GrowthTopic, ...]
+    """Up to five topics, largest growth first."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    """One note in an Atom feed."""
+
+    title: str
+    """The note's title as plain text."""
+    url: str
+    """Absolute URL of the note's page (also the entry's id)."""
+    updated: str
+    """The note's date as an RFC 3339 date-time (``NoteContext.date`` at midnight UTC)."""
+    summary_html: str
+    """The one-line summary as inline HTML (escaped into the feed as ``type="html"``)."""
+    authors: tuple[str, ...]
+    """Author names from front matter (may be empty)."""
+    categories: tuple[str, ...]
+    """Names of the note's venue, domain and topics."""
+
+
+@dataclass(frozen=True, slots=True)
+class FeedContext:
+    """``/feeds/….xml``: an Atom feed of the newest notes of the site, of a venue, a domain or a topic."""
+
+    title: str
+    """Feed title, e.g. ``Paper Notes · 联邦学习``."""
+    id: str
+    """Absolute URL of the feed itself (its id and ``rel="self"`` link)."""
+    page: str
+    """Absolute URL of the HTML page the feed follows (``rel="alternate"``)."""
+    updated: str
+    """The newest entry's date (RFC 3339); stable across rebuilds."""
+    entries: tuple[FeedEntry, ...]
+    """The newest notes, newest first (by date, then URL), at most ``FEED_ENTRIES``."""
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapContext:
+    """``/sitemap.xml``: the public URL of every page worth indexing (sitemaps.org protocol)."""
+
+    urls: tuple[str, ...]
+    """Absolute URLs of the pages, in URL order (empty in a sitemap index)."""
+    parts: tuple[str, ...] = ()
+    """In a sitemap index (more than 50,000 pages): absolute URLs of the part files, each a plain sitemap."""
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsContext:
+    """``/robots.txt``: crawlers may read everything; points at the sitemap."""
+
+    sitemap: str
+    """Absolute URL of ``sitemap.xml``; empty when ``base_url`` is not absolute."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ import hashlib
 import marshal
 import posixpath
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
@@ -146,10 +146,17 @@ class SiteIndex:
     """Note file path -> note page URL (links written as ``../other.md``)."""
     urls: frozenset[str]
     """Every directory page of the site (links written as site paths)."""
+    related: Mapping[str, tuple[str, ...]]
+    """Note path -> paths of its nearest notes across venues, best first (``site/related.py``)."""
 
     @classmethod
-    def of(cls, entries: Iterable[Entry]) -> SiteIndex:
+    def of(cls, entries: Iterable[Entry], related: Mapping[str, tuple[str, ...]] | None = None) -> SiteIndex:
+        """The index of ``entries``; ``related`` lists computed (and cached) by the build, else computed here."""
         ordered = tuple(sorted(entries, key=lambda e: e.order))
+        if related is None:
+            from papernotes.site.related import related_of_entries
+
+            related = related_of_entries(ordered)
         topics: dict[str, Topic] = {}
         by_topic: dict[str, list[Entry]] = {}
         for entry in ordered:
@@ -168,6 +175,7 @@ class SiteIndex:
             by_topic={k: tuple(v) for k, v in by_topic.items()},
             by_path={e.note.path: e.url for e in ordered},
             urls=frozenset(site_urls(ordered)),
+            related=related,
         )
 
     def domain_order(self, slug: str, count: int) -> tuple[int, int, str]:

@@ -71,8 +71,9 @@ def listing_key(entry: Entry) -> tuple[object, ...]:
     When no note's listing key changed, a rebuild only re-renders the changed notes' own pages.
     """
     note = entry.note
-    return (note.path, note.id, entry.url, entry.order, note.title, note.title_html, note.summary_html,
-            tuple(t.slug for t in entry.topics), note.keywords, note.authors, note.aliases)
+    return (note.path, note.id, entry.url, entry.order, note.title, note.title_html, note.summary, note.summary_html,
+            tuple(t.slug for t in entry.topics), note.keywords, note.authors, note.aliases,
+            note.arxiv_id, str(note.extra.get("date", "")))  # related lists drop duplicates by arXiv id; feeds date
 
 
 def group_by(entries: Iterable[Entry], key) -> dict:  # type: ignore[no-untyped-def]

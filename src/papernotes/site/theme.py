@@ -34,11 +34,14 @@ from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.site.contexts import (
     DomainContext,
     DomainsIndexContext,
+    FeedContext,
     HomeContext,
     NoteContext,
     Page,
     RedirectContext,
+    RobotsContext,
     SimpleContext,
+    SitemapContext,
     SiteLabels,
     TopicContext,
     TopicsIndexContext,
@@ -70,6 +73,9 @@ TEMPLATE_CONTEXTS: dict[str, type] = {
     "search.html": SimpleContext,
     "404.html": SimpleContext,
     "redirect.html": RedirectContext,
+    "feed.xml": FeedContext,
+    "sitemap.xml": SitemapContext,
+    "robots.txt": RobotsContext,
 }
 
 #: Templates no page renders directly: the pages' templates extend or import them.

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from papernotes.site.contexts import Crumb, DomainContext, DomainSection, Link, Page
+from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -16,10 +17,13 @@ from papernotes.site.plan import (
     paper_item,
     venue_label,
 )
+from papernotes.site.trends import trend_chart
 
 
 def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
     lang = settings.lang
+    totals = {venue: len(group) for venue, group in site.by_venue.items()}
+    feeds = bool(settings.config.absolute_base)
     crumbs = (settings.home, Crumb(settings.labels("domains"), "domains/"))
     for slug, group in site.by_domain.items():
         if scope is not None and slug not in scope.domains:
@@ -38,6 +42,8 @@ def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -
             venues=tuple(s.venue for s in sections),
             hot=hot_topics(group, lang, 10, settings.config.hot_topic_min),
             sections=sections,
+            trend=trend_chart(group, site.venues, totals),
+            feed=feed_url("domains", slug) if feeds else "",
         )
         yield Page(domain_page_url(site.domains[slug]), "domain.html", site.domains[slug].name(lang), ctx, crumbs)
 

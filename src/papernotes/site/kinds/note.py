@@ -2,8 +2,9 @@
 
 Title, venue, domain, topics, links, ratings, the grounding line ("numbers
 checked against the paper: 41/43", from front matter), summary and body
-(rendered by the theme from the file), previous/next note of the same venue × domain page, and
-every relative link of the body mapped to its page on the site.
+(rendered by the theme from the file), previous/next note of the same venue × domain page, the
+related notes across venues (``SiteIndex.related``), and every relative link of the body mapped to
+its page on the site.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from papernotes.corpus.model import Entry
-from papernotes.site.contexts import Crumb, Link, NoteContext, Page, SiteLabels
+from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.site.markdown import inline_markdown, title_text
 from papernotes.site.plan import (
     PageKind,
@@ -26,6 +27,7 @@ from papernotes.site.plan import (
     venue_label,
     venue_url,
 )
+from papernotes.site.trends import note_date
 
 RATING_ORDER = ("novelty", "experiments", "writing", "value")
 LINK_LABELS = {"arxiv": "arXiv", "openreview": "OpenReview", "code": "Code", "pdf": "PDF"}
@@ -37,9 +39,15 @@ def neighbour(entry: Entry | None) -> Link | None:
     return Link(title_text(entry.note.title), entry.url) if entry is not None else None
 
 
+def related_item(entry: Entry) -> RelatedItem:
+    return RelatedItem(title_text(entry.note.title), entry.url, entry.venue.id)
+
+
 def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLabels,
-              by_path: dict[str, str], urls: frozenset[str] | set[str]) -> Page:
-    """The page of one note; ``prev``/``nxt`` are its neighbours on the venue × domain page."""
+              by_path: dict[str, str], urls: frozenset[str] | set[str],
+              related: tuple[RelatedItem, ...] = ()) -> Page:
+    """The page of one note; ``prev``/``nxt`` are its neighbours on the venue × domain page, ``related``
+    its nearest notes across venues."""
     lang = labels.lang
     note = entry.note
     ratings = dict(note.ratings)
@@ -61,19 +69,23 @@ def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLab
         link_map=tuple((t, resolve_local_link(note.path, entry.url, t, by_path, urls)) for t in note.local_links),
         extra_meta=_extra_meta(note.extra.get("meta"), note.venue),
         grounding=note.grounding,
+        date=note_date(entry).isoformat(),
+        related=related,
     )
     return Page(entry.url, "note.html", title_text(note.title), ctx,
                 (Crumb(labels("home"), ""), Crumb(venue.label, venue.url), Crumb(domain.label, domain.url)))
 
 
 def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
+    by_path = {e.note.path: e for e in site.entries} if site.related else {}
     for cell in site.by_cell.values():
         for i, entry in enumerate(cell):
             if scope is not None and entry.note.path not in scope.notes:
                 continue
             prev = cell[i - 1] if i > 0 else None
             nxt = cell[i + 1] if i + 1 < len(cell) else None
-            yield note_page(entry, neighbour(prev), neighbour(nxt), settings.labels, site.by_path, site.urls)
+            related = tuple(related_item(by_path[p]) for p in site.related.get(entry.note.path, ()) if p in by_path)
+            yield note_page(entry, neighbour(prev), neighbour(nxt), settings.labels, site.by_path, site.urls, related)
 
 
 def _extra_meta(meta: Any, venue: str) -> tuple[tuple[str, str], ...]:

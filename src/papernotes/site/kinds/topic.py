@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from papernotes.site.contexts import Crumb, DomainSection, Link, Page, TopicContext
+from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -14,10 +15,13 @@ from papernotes.site.plan import (
     topic_url,
     venue_label,
 )
+from papernotes.site.trends import trend_chart
 
 
 def plan_topics(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
     lang = settings.lang
+    totals = {venue: len(group) for venue, group in site.by_venue.items()}
+    feeds = bool(settings.config.absolute_base)
     crumbs = (settings.home, Crumb(settings.labels("topics"), "topics/"))
     for slug, group in site.by_topic.items():
         if scope is not None and slug not in scope.topics:
@@ -34,6 +38,8 @@ def plan_topics(site: SiteIndex, settings: PlanSettings, scope: Scope | None) ->
                               tuple(paper_item(e, domain_label(e.domain, lang)) for e in per_venue[v.id]))
                 for v in site.venues if v.id in per_venue
             ),
+            trend=trend_chart(group, site.venues, totals),
+            feed=feed_url("topics", slug) if feeds else "",
         )
         yield Page(topic_url(topic), "topic.html", topic.name(lang), ctx, crumbs)
 

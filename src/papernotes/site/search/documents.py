@@ -1,0 +1,104 @@
+"""Search stage, the document side: what results show and what facets filter on.
+
+In: entries in document order (the site order). Out: the document files
+``search/d/N.json`` (title, summary and URL of ``CHUNK`` documents each, fetched
+only for the results shown), and ``Facets``, the manifest's entry-dependent part:
+venues and domains with labels, the document-id ranges of each venue × domain
+cell (the site order keeps them contiguous), topics with counts, and groups of
+documents about one paper (same arXiv id or same normalised title).
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from papernotes.corpus.model import Entry
+from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
+
+CHUNK = 8
+"""Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
+SUMMARY_CHARS = 280
+VERSION = 2
+
+Facets = dict[str, Any]
+"""``docs``, ``venues`` ``[[id, label, year]]``, ``domains`` ``[[slug, label]]``, ``cells``
+``[[venue, domain, first doc, end doc]]``, ``topics`` ``[[slug, label, count]]``, ``dups`` ``[[doc, …]]``."""
+
+
+def document_files(docs: Sequence[Entry]) -> dict[str, bytes]:
+    out = {}
+    for k in range(0, len(docs), CHUNK):
+        rows = []
+        for e in docs[k:k + CHUNK]:
+            summary = plain(e.note.summary)
+            if len(summary) > SUMMARY_CHARS:
+                summary = summary[:SUMMARY_CHARS - 1].rstrip() + "…"
+            rows.append([plain(e.note.title), summary, e.url])
+        out[f"search/d/{k // CHUNK}.json"] = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode()
+    return out
+
+
+def facets(docs: Sequence[Entry], lang: str) -> Facets:
+    from papernotes.site.plan import domain_label, venue_label
+
+    venues: dict[str, int] = {}
+    domains: dict[str, int] = {}
+    venue_rows: list[list[object]] = []
+    domain_rows: list[list[str]] = []
+    cells: list[list[int]] = []
+    topics: Counter[str] = Counter()
+    topic_names: dict[str, str] = {}
+    for i, e in enumerate(docs):
+        v = venues.get(e.venue.id)
+        if v is None:
+            v = venues[e.venue.id] = len(venue_rows)
+            venue_rows.append([e.venue.id, venue_label(e.venue), e.venue.year or 0])
+        d = domains.get(e.domain.slug)
+        if d is None:
+            d = domains[e.domain.slug] = len(domain_rows)
+            domain_rows.append([e.domain.slug, domain_label(e.domain, lang)])
+        if cells and cells[-1][0] == v and cells[-1][1] == d and cells[-1][3] == i:
+            cells[-1][3] = i + 1
+        else:
+            cells.append([v, d, i, i + 1])
+        for t in e.topics:
+            topics[t.slug] += 1
+            topic_names[t.slug] = t.name(lang)
+    ranked = sorted(topics.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"docs": len(docs), "venues": venue_rows, "domains": domain_rows, "cells": cells,
+            "topics": [[slug, topic_names[slug], n] for slug, n in ranked], "dups": duplicates(docs)}
+
+
+def duplicates(docs: Sequence[Entry]) -> list[list[int]]:
+    """Groups of documents about one paper: same arXiv id or same normalised title."""
+    from papernotes.check.run import normalise_title
+
+    parent = list(range(len(docs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    seen: dict[tuple[str, str], int] = {}
+    for i, e in enumerate(docs):
+        for key in (("arxiv", e.note.arxiv_id), ("title", normalise_title(e.note.title))):
+            if not key[1]:
+                continue
+            j = seen.setdefault(key, i)
+            if j != i:
+                parent[find(i)] = find(j)
+    groups: defaultdict[int, list[int]] = defaultdict(list)
+    for i in range(len(docs)):
+        groups[find(i)].append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def manifest(found: Facets, generation: str, firsts: list[str], dead: list[int], delta: bool) -> bytes:
+    """``search/index.json``: what the page loads first."""
+    doc = {"version": VERSION, "gen": generation, "chunk": CHUNK, "impact": [IMPACT_LO, IMPACT_HI],
+           "shards": firsts, "delta": delta, "dead": dead, **found}
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()

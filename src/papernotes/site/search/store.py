@@ -1,0 +1,187 @@
+"""Search stage, cache edge: ``CORPUS/.papernotes/search.sqlite``.
+
+Owned by the search index alone. It keeps each note's tokenised ``Record``
+keyed by what it was made from (the note's digest, its topics, the tokeniser
+version), the text of every hashed term code (the vocabulary), and the *base*: the record keys of the documents behind the shard
+files last written in full, and those files. A rebuild that only edits notes
+writes a small delta next to the base instead of re-cutting every shard.
+Deleting the file is always safe: the next build re-tokenises everything.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import marshal
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from papernotes.site.search.tokenize import Record, code_of
+
+FORMAT = "search-4"
+"""Bump when tokenising or the shard format changes: every record is then made again."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS records (key TEXT PRIMARY KEY, codes BLOB NOT NULL, impacts BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS vocab (code INTEGER PRIMARY KEY, term TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS shards (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, data BLOB NOT NULL);
+"""
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+class SearchStore:
+    """Thin wrapper over the search cache; ``None`` as the path keeps it in memory (no reuse)."""
+
+    def __init__(self, path: Path | None) -> None:
+        if path is None:
+            self.db = sqlite3.connect(":memory:")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(path, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(_SCHEMA)
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if row is None or row[0] != FORMAT:
+            with self.db:
+                for table in ("meta", "records", "vocab", "shards", "files"):
+                    self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
+                self.db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> SearchStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- records
+    def record_keys(self, among: Iterable[str] | None = None) -> set[str]:
+        """The stored record keys (only those ``among`` the given ones, when given)."""
+        if among is None:
+            return {key for (key,) in self.db.execute("SELECT key FROM records")}
+        wanted = list(among)
+        if len(wanted) > 5_000:
+            return self.record_keys() & set(wanted)
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            part = wanted[start:start + 500]
+            found.update(key for (key,) in self.db.execute(
+                f"SELECT key FROM records WHERE key IN ({','.join('?' * len(part))})", part))  # noqa: S608
+        return found
+
+    def records(self, keys: Sequence[str], batch: int = 400) -> Iterator[Record]:
+        """The records of ``keys`` in that order (every key must be stored)."""
+        for start in range(0, len(keys), batch):
+            part = keys[start:start + batch]
+            marks = ",".join("?" * len(part))
+            rows = {key: Record(codes, impacts) for key, codes, impacts in self.db.execute(
+                f"SELECT key, codes, impacts FROM records WHERE key IN ({marks})", part)}  # noqa: S608
+            for key in part:
+                yield rows[key]
+
+    def put_records(self, items: Iterable[tuple[str, Record]]) -> None:
+        """Store records and the text of their hashed terms."""
+        items = list(items)
+        words = {word for _, rec in items for word in rec.words}
+        with self.db:
+            self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
+                                ((key, rec.codes, rec.impacts) for key, rec in items))
+            self.db.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", ((code_of(w), w) for w in words))
+
+    def words(self, codes: Iterable[int]) -> dict[int, str]:
+        """The text of hashed term codes (all of them must be known)."""
+        wanted = set(map(int, codes))
+        if len(wanted) > 20_000:  # most of the vocabulary: one scan
+            found = {code: term for code, term in self.db.execute("SELECT code, term FROM vocab") if code in wanted}
+        else:
+            found = {}
+            ordered = sorted(wanted)
+            for start in range(0, len(ordered), 500):
+                part = ordered[start:start + 500]
+                found.update(self.db.execute(
+                    f"SELECT code, term FROM vocab WHERE code IN ({','.join('?' * len(part))})", part))  # noqa: S608
+        missing = wanted - found.keys()
+        if missing:
+            raise KeyError(f"{len(missing)} term codes missing from the search vocabulary")
+        return found
+
+    def keep_words(self, live: Iterable[int]) -> None:
+        """Forget the text of terms no document holds any more."""
+        dead = {code for (code,) in self.db.execute("SELECT code FROM vocab")} - set(map(int, live))
+        if dead:
+            with self.db:
+                self.db.executemany("DELETE FROM vocab WHERE code = ?", ((code,) for code in dead))
+
+    def keep_records(self, live: set[str], candidates: Iterable[str] | None = None) -> None:
+        """Forget the records of notes that are gone or changed (among ``candidates``, when given)."""
+        dead = (self.record_keys() if candidates is None else set(candidates)) - live
+        if dead:
+            with self.db:
+                self.db.executemany("DELETE FROM records WHERE key = ?", ((key,) for key in dead))
+
+    # -- the base: documents and shard files last written in full
+    def base(self) -> tuple[list[str], list[str], dict[str, str]]:
+        """``(record key of each document, first term of each shard, {shard path: digest})``."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
+        docs, firsts = marshal.loads(row[0]) if row else ([], [])
+        return docs, firsts, dict(self.db.execute("SELECT path, digest FROM shards"))
+
+    def save_base(self, docs: list[str], firsts: list[str], shards: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+        """Replace the base with ``shards`` (consumed one at a time, so they need not all be in memory)."""
+        digests: dict[str, str] = {}
+
+        def rows() -> Iterator[tuple[str, str, bytes]]:
+            for path, data in shards:
+                digests[path] = digest(data)
+                yield path, digests[path], data
+
+        with self.db:
+            self.db.execute("DELETE FROM shards")
+            self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)", rows())
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
+        return digests
+
+    # -- the last index written
+    def last(self) -> tuple[list[str], list[str], dict[str, Any]] | None:
+        """``(note path and record key of each document, facets)`` of the last index written."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'last'").fetchone()
+        if row is None:
+            return None
+        paths, keys, found = marshal.loads(row[0])
+        return paths, keys, json.loads(found)
+
+    def save_last(self, paths: list[str], keys: list[str], found: dict[str, Any], files: dict[str, bytes],
+                  *, replace: bool, remove: Iterable[str] = ()) -> None:
+        """Record the index just made: ``files`` are its files besides the base shards (all of them when
+        ``replace``, else the ones that changed, ``remove`` the ones gone)."""
+        known = dict(self.db.execute("SELECT path, digest FROM files"))
+        digests = {path: digest(data) for path, data in files.items()}
+        gone = [p for p in known if p not in files] if replace else list(remove)
+        with self.db:  # rows whose bytes did not change are left alone
+            self.db.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in gone))
+            self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
+                                ((path, digests[path], data) for path, data in files.items()
+                                 if known.get(path) != digests[path]))
+            blob = marshal.dumps((paths, keys, json.dumps(found, ensure_ascii=False)))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last', ?)", (blob,))
+
+    def digests(self) -> dict[str, str]:
+        """Every file of the last index: base shards and the others."""
+        return {**dict(self.db.execute("SELECT path, digest FROM shards")),
+                **dict(self.db.execute("SELECT path, digest FROM files"))}
+
+    def read(self, path: str) -> bytes:
+        for table in ("shards", "files"):
+            row = self.db.execute(f"SELECT data FROM {table} WHERE path = ?", (path,)).fetchone()  # noqa: S608
+            if row is not None:
+                return bytes(row[0])
+        raise KeyError(path)

@@ -1,0 +1,209 @@
+"""Related papers: the lists themselves, their agreement with exact cosine, and how builds keep them current."""
+from __future__ import annotations
+
+import math
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, write_note
+from papernotes.site.build import build
+from papernotes.site.related import NEIGHBOURS, RelatedInput, paper_key, related, terms_of
+from sitecheck import dead_links, site_contents, site_files
+
+
+def note(path: str, title: str, summary: str = "", keywords: tuple[str, ...] = (), arxiv: str = "") -> RelatedInput:
+    return RelatedInput(path, paper_key(arxiv, title), terms_of(title, summary, keywords))
+
+
+def test_terms_are_words_and_cjk_bigrams_and_trigrams() -> None:
+    assert terms_of("LoRA for LLMs", "联邦学习", ("x",)) == ("lora", "for", "llms", "联邦", "邦学", "学习", "联邦学", "邦学习")
+
+
+def test_self_and_duplicates_of_the_same_paper_are_left_out() -> None:
+    notes = [note("a.md", "Federated LoRA tuning", "federated lora adapters", arxiv="2401.00001"),
+             note("b.md", "Federated LoRA tuning again", "federated lora adapters", arxiv="2401.00001"),
+             note("c.md", "Federated LoRA Tuning!", "federated lora adapters"),
+             note("d.md", "federated lora tuning", "federated lora"),  # same normalised title as c
+             note("e.md", "Federated averaging", "federated clients"),
+             note("f.md", "Diffusion models", "image generation")]
+    rows = related(notes)
+    assert "b.md" not in rows["a.md"] and "a.md" not in rows["b.md"]  # same arXiv id
+    assert not {"c.md", "d.md"} <= set(rows["a.md"])  # one paper shown once
+    assert "d.md" not in rows["c.md"] and "c.md" not in rows["d.md"]
+    assert all(path not in row and len(row) <= NEIGHBOURS for path, row in rows.items())
+    assert "f.md" not in rows.get("a.md", ())  # nothing in common: never listed
+
+
+def test_the_lists_do_not_depend_on_input_order_or_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import papernotes.site.related as module
+
+    notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
+    rows = related(notes)
+    assert related(list(reversed(notes))) == rows
+    monkeypatch.setattr(module, "PARALLEL_NOTES", 10)  # the child process with two workers
+    assert related(notes, workers=2) == rows
+
+
+def exact_top(notes: list[RelatedInput]) -> dict[str, list[str]]:
+    """Plain TF-IDF cosine over every pair (scikit-learn's smoothed idf, no rounding, no pruning)."""
+    counts = [Counter(n.terms) for n in notes]
+    df = Counter(t for c in counts for t in c)
+    idf = {t: math.log((1 + len(notes)) / (1 + d)) + 1 for t, d in df.items()}
+    vectors = []
+    for c in counts:
+        w = {t: k * idf[t] for t, k in c.items()}
+        norm = math.sqrt(sum(x * x for x in w.values())) or 1.0
+        vectors.append({t: x / norm for t, x in w.items()})
+    out = {}
+    for a, va in zip(notes, vectors):
+        scored = sorted(((-sum(x * vb.get(t, 0.0) for t, x in va.items()), b.path, b.paper)
+                         for b, vb in zip(notes, vectors) if b.path != a.path), key=lambda s: s[:2])
+        seen, row = {a.paper}, []
+        for score, path, paper in scored:
+            if score < 0 and paper not in seen:
+                seen.add(paper)
+                row.append(path)
+        out[a.path] = row[:NEIGHBOURS]
+    return out
+
+
+def test_agreement_with_exact_cosine_on_the_examples() -> None:
+    from papernotes.corpus.parse import parse_note
+
+    notes = []
+    for path in sorted(EXAMPLES.rglob("*.md")):
+        parsed, _ = parse_note(path.name, path.read_text(encoding="utf-8"))
+        notes.append(note(str(path), parsed.title, parsed.summary, parsed.keywords, parsed.arxiv_id))
+    rows, exact = related(notes), exact_top(notes)
+    shared = sum(len(set(rows.get(p, ())) & set(exact[p])) for p in exact)
+    assert shared / sum(map(len, exact.values())) >= 0.9
+
+
+def related_links(site: Path, page: str) -> list[str]:
+    html = (site / page).read_text(encoding="utf-8")
+    block = re.search(r'<ul class="related-list">(.*?)</ul>', html, re.S)
+    return re.findall(r'<a href="([^"]+)"', block.group(1)) if block else []
+
+
+def test_note_pages_list_related_notes_that_exist(example_site) -> None:
+    site, _ = example_site
+    pages = list(site.glob("*/*/*/index.html"))
+    with_lists = [p for p in pages if related_links(site, str(p.relative_to(site)))]
+    assert len(with_lists) == len(pages)  # every example note has neighbours
+    for page in with_lists:
+        links = related_links(site, str(page.relative_to(site)))
+        assert 0 < len(links) <= NEIGHBOURS and len(set(links)) == len(links)
+        assert all((page.parent / href / "index.html").resolve().is_file() for href in links)
+        assert all((page.parent / href).resolve() != page.parent.resolve() for href in links)
+    assert dead_links(site) == []
+
+
+def rebuilt_equals_clean(corpus: Path, site: Path, tmp: Path) -> None:
+    clean = tmp / "clean"
+    shutil.rmtree(clean, ignore_errors=True)
+    build(corpus, clean, use_cache=False)
+    assert site_contents(site) == site_contents(clean)
+
+
+def test_a_body_edit_computes_nothing_and_renders_one_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import papernotes.site.related as module
+
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    site = tmp_path / "site"
+    build(corpus, site)
+    feeds = {p: p.read_bytes() for p in (site / "feeds").rglob("*.xml")}
+    calls = []
+    real = module.related
+    monkeypatch.setattr(module, "related", lambda *a, **k: calls.append(1) or real(*a, **k))
+    target = sorted(corpus.glob("ICLR2024/*/*.md"))[0]
+    target.write_text(target.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
+    result = build(corpus, site)
+    assert calls == [] and result.rendered == 1
+    assert {p: p.read_bytes() for p in (site / "feeds").rglob("*.xml")} == feeds
+    rebuilt_equals_clean(corpus, site, tmp_path)
+
+
+def test_a_title_edit_updates_related_lists_and_feeds_like_a_clean_build(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    site = tmp_path / "site"
+    build(corpus, site)
+    before = site_files(site)
+    target = sorted(corpus.glob("ICML2024/model_compression/*.md"))[0]
+    text = target.read_text(encoding="utf-8")
+    target.write_text(re.sub(r"(?m)^title: .*$", "title: Federated learning with quantized LoRA adapters", text, 1),
+                      encoding="utf-8")
+    build(corpus, site)
+    after = site_files(site)
+    changed = {p for p in after if after[p] != before.get(p)}
+    assert "feeds/all.xml" in changed and "feeds/venues/ICML2024.xml" in changed
+    assert any(p.startswith("feeds/topics/") for p in changed)
+    lists = [p for p in changed if p.count("/") == 3 and p not in before or
+             (p.endswith("index.html") and p.count("/") == 3 and "related-list" in after[p].decode())]
+    assert len(lists) > 1  # other notes' related lists moved with the new title
+    rebuilt_equals_clean(corpus, site, tmp_path)
+
+
+def test_changing_a_notes_arxiv_id_updates_duplicate_detection(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    body = "## 一句话总结\n联邦学习中的低秩适配与通信压缩。\n"
+    write_note(corpus, "a.md", title="Federated LoRA", venue="ICML2024", domain="optimization",
+               links={"arxiv": "2401.00001"}, keywords=["federated", "lora"], body=body)
+    write_note(corpus, "b.md", title="LoRA in federated learning", venue="ICLR2024", domain="optimization",
+               links={"arxiv": "2401.00001"}, keywords=["federated", "lora"], body=body)
+    write_note(corpus, "c.md", title="Something else", venue="ICLR2024", domain="optimization", body=body)
+    site = tmp_path / "site"
+    build(corpus, site)
+    assert "b/" not in " ".join(related_links(site, "ICML2024/optimization/a/index.html"))
+    b = corpus / "b.md"
+    b.write_text(b.read_text(encoding="utf-8").replace("2401.00001", "2402.00002"), encoding="utf-8")
+    build(corpus, site)
+    assert any(h.endswith("/b/") for h in related_links(site, "ICML2024/optimization/a/index.html"))
+    rebuilt_equals_clean(corpus, site, tmp_path)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_updates_after_edits_equal_a_fresh_computation(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random title/keyword edits, additions and removals, with tiny limits so that every pruning step
+    bites: the rows an update keeps and the rows it scores again are exactly the fresh ones."""
+    import random
+
+    import papernotes.site.related as module
+    from papernotes.cache import BuildCache
+
+    for name, value in (("POSTINGS", 3), ("QUERY_TERMS", 6), ("CANDIDATES", 4), ("MIN_DF_CAP", 4), ("MAX_DF", 0.3)):
+        monkeypatch.setattr(module, name, value)
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(600)] + ["联邦学习", "模型量化", "知识蒸馏", "扩散模型"]
+
+    def text(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n))
+
+    notes = {f"n{i:03d}.md": (text(4), text(8), tuple(text(1) for _ in range(2)), "") for i in range(200)}
+    recomputed = []
+    with BuildCache(None) as cache:
+        module.cached_related([(p, *v) for p, v in notes.items()], cache)
+        for step in range(12):
+            action = rng.random()
+            path = rng.choice(sorted(notes))
+            if action < 0.5:
+                title, summary, keywords, arxiv = notes[path]
+                notes[path] = (text(4), summary, keywords, arxiv)
+            elif action < 0.7:
+                title, summary, _, arxiv = notes[path]
+                notes[path] = (title, summary, (text(1),), rng.choice(["", "2401.00001"]))
+            elif action < 0.85:
+                notes[f"m{step:03d}.md"] = (text(4), text(8), (text(1),), "")
+            else:
+                del notes[path]
+            rows = [(p, *v) for p, v in notes.items()]
+            result = module.cached_related(rows, cache)
+            fresh = related(RelatedInput(p, paper_key(a, t), terms_of(t, s, k)) for p, t, s, k, a in rows)
+            assert result.rows == fresh, (seed, step)
+            recomputed.append(result.recomputed)
+    assert min(recomputed) < len(notes)  # some edit scored fewer rows than there are notes

@@ -1,0 +1,413 @@
+"""The search index: tokeniser (Python and the shipped JS agree), ranking, shards, incremental builds.
+
+The browser side is exercised here through ``static/search-core.js`` itself, run in QuickJS
+(the ``quickjs-ng`` dependency); ``test_search_browser.py`` drives the real page in Chromium.
+"""
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import write_note
+from papernotes.site.build import build
+from papernotes.site.search import corpus_bodies, search_files
+from papernotes.site.search.encode import decode_shard
+from papernotes.site.search.tokenize import (
+    body_terms,
+    code_of,
+    dequantise,
+    field_terms,
+    new_session,
+    note_record,
+    quantise,
+    stem,
+)
+
+quickjs = pytest.importorskip("quickjs")
+CORE = (resources.files("papernotes") / "static" / "search-core.js").read_text(encoding="utf-8")
+
+SAMPLES = [
+    "LoRA: Low-Rank Adaptation of Large Language Models",
+    "Efficient exploration with policy gradients; leverage the drag",
+    "知识蒸馏与模型量化：大语言模型的压缩",
+    "基于 GPT-4 的检索增强生成 (RAG) 方法",
+    "ＬｏＲＡ 全角字母与 Ｑｕａｎｔｉｚａｔｉｏｎ",
+    "Jürgen Schmidhuber and Ångström studies of the policies",
+    "The classes, the models, its analysis; a focus on corpus",
+    "图",
+    "x² and ﬁnetuning with 3D Gaussians",
+]
+
+
+class Core:
+    """``search-core.js`` in QuickJS, fed with the files of a built site."""
+
+    def __init__(self, site: Path | None = None) -> None:
+        self.ctx = quickjs.Context()
+        self.ctx.eval(CORE)
+        self.ctx.eval("""
+        var S = PapernotesSearch, IDX = null, M = null;
+        function bytesOf(s) { var b = new Uint8Array(s.length); for (var i = 0; i < s.length; i++) b[i] = s.charCodeAt(i); return b; }
+        function call(name, arg) { return JSON.stringify(S[name](JSON.parse(arg))); }
+        function shard(s) { var d = S.decodeShard(bytesOf(s)), out = {};
+          d.terms.forEach(function (t, i) { var p = [];
+            for (var k = d.starts[i]; k < d.starts[i + 1]; k++) p.push([d.docs[k], d.impacts[k]]); out[t] = p; });
+          return JSON.stringify(out); }
+        function init(m) { M = JSON.parse(m); IDX = new S.Index(M); }
+        function wanted(q) { var out = {}; S.parseQuery(q).forEach(function (c) { c.groups.forEach(function (g) {
+          S.shardsFor(M.shards, g).forEach(function (n) { out[n] = 1; }); }); }); return Object.keys(out).join(","); }
+        function give(n, s) { IDX.shards[n] = S.decodeShard(bytesOf(s)); }
+        function delta(s) { IDX.delta = S.decodeShard(bytesOf(s)); }
+        function rank(q) { var where = {}, cl = S.parseQuery(q);
+          cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
+          var r = IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); var d = IDX.dedupe(r.docs, r.scores); return JSON.stringify(d.slice(0, d.length)); }
+        """)
+        self.site = site
+        if site is not None:
+            manifest = (site / "search/index.json").read_text(encoding="utf-8")
+            self.manifest = json.loads(manifest)
+            self.ctx.get("init")(manifest)
+            if self.manifest["delta"]:
+                self.ctx.get("delta")((site / "search/t/delta.bin").read_bytes().decode("latin-1"))
+
+    def call(self, name: str, arg: object) -> object:
+        return json.loads(self.ctx.get("call")(name, json.dumps(arg)))
+
+    def shard(self, data: bytes) -> dict[str, list[list[int]]]:
+        return json.loads(self.ctx.get("shard")(data.decode("latin-1")))
+
+    def search(self, query: str) -> list[dict]:
+        assert self.site is not None
+        for n in filter(None, self.ctx.get("wanted")(query).split(",")):
+            self.ctx.get("give")(int(n), (self.site / f"search/t/{n}.bin").read_bytes().decode("latin-1"))
+        return json.loads(self.ctx.get("rank")(query))
+
+
+def doc_urls(site: Path) -> list[str]:
+    """URL of each document id, from the document files."""
+    urls: list[str] = []
+    for k in range(len(list((site / "search/d").glob("*.json")))):
+        urls.extend(row[2] for row in json.loads((site / f"search/d/{k}.json").read_text(encoding="utf-8")))
+    return urls
+
+
+# ------------------------------------------------------------------ tokeniser
+
+def test_latin_words_are_whole_words_lower_cased_and_stemmed() -> None:
+    assert field_terms("LoRA") == ["lora"]
+    assert "lora" not in field_terms("exploration") and "rag" not in field_terms("leverage the drag")
+    assert field_terms("Models model MODELS") == ["model"] * 3
+    assert [stem(w) for w in ("policies", "classes", "focus", "analysis", "gans", "llms", "gas")] == \
+        ["policy", "class", "focus", "analysis", "gan", "llm", "gas"]
+    assert field_terms("the models of a corpus") == ["model", "corpus"]
+    assert field_terms("Jürgen Ångström") == ["jurgen", "angstrom"]
+    assert field_terms("ＬｏＲＡ") == ["lora"]
+
+
+def test_chinese_is_indexed_as_bigrams_and_a_lone_character_as_itself() -> None:
+    assert field_terms("知识蒸馏") == ["知识", "识蒸", "蒸馏"]
+    assert field_terms("图 与 LoRA 微调") == ["lora", "图", "与", "微调"]
+
+
+def test_bodies_leave_out_noise() -> None:
+    codes, counts = body_terms("LoRA 微调 LoRA $\\alpha + x$ [link](http://example.com/exploration) <b>x</b> 7 a 图")
+    assert sorted(counts.tolist()) == [1, 1, 2]  # lora ×2, 微调, link; no alpha, URL, tag, 7, a, lone 图
+    new_session()
+    record = note_record("", (), (), "", (), "LoRA 微调 LoRA $\\alpha$ [l](http://e.com/exploration) 42 图")
+    assert len(record.impacts) == 2 and set(record.words) == {"lora"}
+
+
+def test_a_title_says_more_than_a_body_mention() -> None:
+    def impact(record, term: str) -> int:  # type: ignore[no-untyped-def]
+        codes = np.frombuffer(record.codes, np.int64).tolist()
+        return record.impacts[codes.index(code_of(term))]
+
+    in_title = note_record("Knowledge distillation", (), (), "", (), "其他内容")
+    in_keywords = note_record("Something", ("knowledge distillation",), (), "", (), "其他内容")
+    in_summary = note_record("Something", (), (), "knowledge distillation", (), "其他内容")
+    in_body = note_record("Something else", (), (), "", (), "knowledge distillation 出现一次")
+    everywhere = note_record("Knowledge", ("knowledge",), (), "knowledge", (), "knowledge " * 5)
+    order = [impact(r, "knowledge") for r in (everywhere, in_title, in_keywords, in_summary, in_body)]
+    assert order == sorted(order, reverse=True) and len(set(order)) == 5
+    for q in (1, 50, 128, 255):
+        assert quantise(dequantise(q)) == q
+    assert abs(dequantise(quantise(3.0)) / 3.0 - 1) < 0.02
+
+
+def test_the_javascript_tokeniser_agrees_with_python() -> None:
+    core = Core()
+    for text in SAMPLES:
+        assert core.call("fieldTerms", text) == field_terms(text), text
+
+
+def test_queries_become_clauses() -> None:
+    core = Core()
+    compound = core.call("parseQuery", "知识蒸馏")
+    assert [g["term"] for g in compound[0]["groups"]] == ["知识", "识蒸", "蒸馏"] and compound[0]["need"] == 2
+    spaced = core.call("parseQuery", "知识 蒸馏")
+    assert [(c["groups"][0]["term"], c["need"]) for c in spaced] == [("知识", 1), ("蒸馏", 1)]
+    mixed = core.call("parseQuery", "the LoRA models 4 的")
+    assert [(c["groups"][0]["term"], c["groups"][0]["prefix"], c["soft"]) for c in mixed] == [
+        ("lora", True, False), ("model", True, False), ("4", False, True), ("的", False, True)]
+
+
+# ------------------------------------------------------------------ a small corpus
+
+NOTES = {
+    "ICLR2025/model_compression/kd.md": dict(
+        title="Compact Students by Knowledge Distillation", venue="ICLR2025", domain="model_compression",
+        keywords=["知识蒸馏"], links={"arxiv": "2501.00001"},
+        body="## 一句话总结\n提出一种新的知识蒸馏方法。\n\n## 方法详解\n知识蒸馏让学生模型模仿教师，知识蒸馏的损失……\n"),
+    "ICLR2025/model_compression/kd-dup.md": dict(
+        title="Compact students by knowledge distillation!", venue="ICML2025", domain="model_compression",
+        keywords=["知识蒸馏"], body="## 一句话总结\n同一篇论文的另一份笔记。\n"),
+    "ICLR2025/llm_nlp/mention.md": dict(
+        title="A Survey of Language Agents", venue="ICLR2025", domain="llm_nlp",
+        body="## 一句话总结\n综述智能体。\n\n## 方法详解\n知识很重要。另有蒸馏水的比喻，并顺带提到知识蒸馏。\n"),
+    "ICLR2025/llm_nlp/lora.md": dict(
+        title="LoRA Adapters for Models", venue="ICLR2025", domain="llm_nlp", keywords=["LoRA"],
+        body="## 一句话总结\n低秩适配 LoRA。\n"),
+    "ICLR2025/reinforcement_learning/explore.md": dict(
+        title="Curious Exploration", venue="ICLR2025", domain="reinforcement_learning",
+        body="## 一句话总结\nexploration, leverage and drag.\n"),
+    "NeurIPS2024/llm_nlp/rag.md": dict(
+        title="RAG with Long Context", venue="NeurIPS2024", domain="llm_nlp",
+        body="## 一句话总结\n检索增强生成 RAG。\n"),
+}
+
+
+def write_corpus(root: Path, notes: dict[str, dict] = NOTES) -> Path:
+    (root / "papernotes.toml").parent.mkdir(parents=True, exist_ok=True)
+    (root / "papernotes.toml").write_text('title = "t"\nlanguage = "zh"\n', encoding="utf-8")
+    for rel, fields in notes.items():
+        write_note(root, rel, **dict(fields))
+    return root
+
+
+@pytest.fixture()
+def small(tmp_path: Path) -> tuple[Path, Path]:
+    corpus = write_corpus(tmp_path / "corpus")
+    site = tmp_path / "site"
+    result = build(corpus, site)
+    assert result.errors == [], result.errors
+    return corpus, site
+
+
+def titles(site: Path, hits: list[dict]) -> list[str]:
+    urls = doc_urls(site)
+    return [urls[h["doc"]].split("/")[-2] for h in hits]
+
+
+def test_ranking_on_a_small_corpus(small: tuple[Path, Path]) -> None:
+    _, site = small
+    core = Core(site)
+    kd = core.search("知识蒸馏")
+    assert titles(site, kd)[0] == "kd" and "mention" in titles(site, kd)
+    assert titles(site, kd)[:2] == ["kd", "mention"]  # the duplicate is folded into the first
+    assert len(kd[0]["also"]) == 1
+    assert titles(site, core.search("LoRA")) == ["lora"]
+    assert titles(site, core.search("lor")) == ["lora"]  # a word prefix
+    assert titles(site, core.search("RAG")) == ["rag"]
+    assert titles(site, core.search("model")) == ["lora"]  # the title says "Models"
+    assert core.search("exploration LoRA") == []
+
+
+def test_shards_round_trip_in_python_and_javascript(small: tuple[Path, Path]) -> None:
+    _, site = small
+    manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))
+    core = Core(site)
+    seen: list[str] = []
+    for n, first in enumerate(manifest["shards"]):
+        data = (site / f"search/t/{n}.bin").read_bytes()
+        py = decode_shard(data)
+        assert core.shard(data) == {t: [list(p) for p in v] for t, v in py.items()}
+        assert list(py)[0] == first and list(py) == sorted(py)
+        for term, postings in py.items():
+            docs = [d for d, _ in postings]
+            assert docs == sorted(set(docs)) and all(1 <= imp <= 255 for _, imp in postings)
+            assert core.ctx.eval(f"S.shardFor(M.shards, {json.dumps(term)})") == n
+        seen.extend(py)
+    assert seen == sorted(seen) and len(seen) == len(set(seen))
+    for slug, _, count in manifest["topics"]:  # topic facets are terms of their own
+        assert "#" + slug in seen
+
+
+def test_many_shards_cut_at_term_boundaries(tmp_path: Path) -> None:
+    notes = {f"ICLR2025/llm_nlp/n{i:03d}.md": dict(title=f"Note {i} about word{i} and shared words", venue="ICLR2025",
+                                                domain="llm_nlp", body=f"## 一句话总结\n第{i}篇 shared text {'x' * (i % 7 + 2)}。\n")
+             for i in range(300)}
+    corpus = write_corpus(tmp_path / "c", notes)
+    from papernotes.site.search import encode
+
+    old = encode.SHARD_BYTES
+    encode.SHARD_BYTES = 400
+    try:
+        files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
+    finally:
+        encode.SHARD_BYTES = old
+    manifest = json.loads(files["search/index.json"])
+    assert len(manifest["shards"]) > 5
+    terms = []
+    for n in range(len(manifest["shards"])):
+        terms.extend(decode_shard(files[f"search/t/{n}.bin"]))
+    assert terms == sorted(terms) and "word123" in terms
+    assert {d for d, _ in decode_shard(files[_shard_of(manifest, "word123")])["word123"]} == {_doc_of(files, "n123")}
+
+
+def _entries(corpus: Path):  # type: ignore[no-untyped-def]
+    from papernotes.cache import BuildCache
+    from papernotes.config import load_config, load_site_taxonomy
+    from papernotes.corpus.load import load_corpus
+    from papernotes.site.resolve import resolve
+
+    config, _ = load_config(corpus)
+    with BuildCache(None) as cache:
+        loaded = load_corpus(corpus, cache, 1)
+        entries, _ = resolve(loaded.notes, loaded.diagnostics, load_site_taxonomy(corpus, config), {})
+    return entries
+
+
+def _shard_of(manifest: dict, term: str) -> str:
+    n = max(i for i, first in enumerate(manifest["shards"]) if first <= term)
+    return f"search/t/{n}.bin"
+
+
+def _doc_of(files, slug: str) -> int:  # type: ignore[no-untyped-def]
+    manifest = json.loads(files["search/index.json"])
+    for k in range(0, manifest["docs"], manifest["chunk"]):
+        for i, row in enumerate(json.loads(files[f"search/d/{k // manifest['chunk']}.json"])):
+            if row[2].rstrip("/").endswith(slug):
+                return k + i
+    raise AssertionError(slug)
+
+
+# ------------------------------------------------------------------ incremental
+
+def test_rebuilds_tokenise_only_changed_notes_and_write_a_delta(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    cache = tmp_path / "cache"
+    read: list[str] = []
+    bodies = corpus_bodies(corpus)
+
+    def counting(note):  # type: ignore[no-untyped-def]
+        read.append(note.path)
+        return bodies(note)
+
+    first = search_files(_entries(corpus), counting, cache, "zh", workers=1)
+    assert len(read) == len(NOTES) and "search/t/delta.bin" not in first
+    read.clear()
+    again = search_files(_entries(corpus), counting, cache, "zh", workers=1)
+    assert read == [] and again.digests == first.digests and again.changes(first.digests) == ([], [])
+
+    edited = corpus / "ICLR2025/llm_nlp/lora.md"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("低秩适配", "低秩适配 zebrafish"), encoding="utf-8")
+    third = search_files(_entries(corpus), counting, cache, "zh", workers=1)
+    assert read == ["ICLR2025/llm_nlp/lora.md"]
+    manifest = json.loads(third["search/index.json"])
+    assert manifest["delta"] and len(manifest["dead"]) == 1
+    write, remove = third.changes(first.digests)
+    assert not any(rel.startswith("search/t/") and rel != "search/t/delta.bin" for rel in write)  # base shards kept
+    assert "search/t/delta.bin" in write and "search/index.json" in write and remove == []
+    assert "zebrafish" in decode_shard(third["search/t/delta.bin"])
+
+    read.clear()
+    write_note(corpus, "ICLR2025/llm_nlp/new.md", title="A New Note", venue="ICLR2025", domain="llm_nlp")
+    fourth = search_files(_entries(corpus), counting, cache, "zh", workers=1)
+    assert read == ["ICLR2025/llm_nlp/new.md"]  # documents moved: the shards are cut again, from cached records
+    assert "search/t/delta.bin" not in fourth and json.loads(fourth["search/index.json"])["dead"] == []
+    write, remove = fourth.changes(third.digests)
+    assert "search/t/delta.bin" in remove
+
+
+def test_build_updates_the_index_on_a_body_only_edit(small: tuple[Path, Path]) -> None:
+    corpus, site = small
+    assert not Core(site).search("zebrafish")
+    edited = corpus / "ICLR2025/llm_nlp/mention.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n一个 zebrafish 实验。\n", encoding="utf-8")
+    result = build(corpus, site)
+    assert result.rendered == 1  # the build's fast path: only the note's own page
+    assert (site / "search/t/delta.bin").is_file()
+    core = Core(site)
+    assert titles(site, core.search("zebrafish")) == ["mention"]
+    assert titles(site, core.search("知识蒸馏"))[:2] == ["kd", "mention"]
+
+
+def test_stale_shards_are_removed_when_the_index_shrinks(tmp_path: Path) -> None:
+    notes = {f"ICLR2025/llm_nlp/n{i:03d}.md": dict(title=f"Note {i} " + " ".join(f"w{i}x{j}" for j in range(60)),
+                                                venue="ICLR2025", domain="llm_nlp") for i in range(120)}
+    corpus = write_corpus(tmp_path / "c", notes)
+    site = tmp_path / "site"
+    from papernotes.site.search import encode
+
+    old = encode.SHARD_BYTES
+    encode.SHARD_BYTES = 2_000
+    try:
+        build(corpus, site)
+        before = sorted(p.name for p in (site / "search/t").iterdir())
+        for path in sorted((corpus / "ICLR2025/llm_nlp").glob("*.md"))[10:]:
+            path.unlink()
+        build(corpus, site)
+    finally:
+        encode.SHARD_BYTES = old
+    after = sorted(p.name for p in (site / "search/t").iterdir())
+    manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))
+    assert len(after) < len(before) and len(after) == len(manifest["shards"])
+    assert manifest["docs"] == 10
+    assert len(list((site / "search/d").iterdir())) == -(-10 // manifest["chunk"])
+
+
+def test_untrusted_text_stays_data(tmp_path: Path) -> None:
+    evil = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    corpus = write_corpus(tmp_path / "c", {"ICLR2025/llm_nlp/evil.md": dict(
+        title=f"Evil {evil}", venue="ICLR2025", domain="llm_nlp", body=f"## 一句话总结\n{evil} 总结\n\n正文 {evil}\n")})
+    files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
+    row = json.loads(files["search/d/0.json"])[0]
+    assert row[0] == f"Evil {evil}" and evil in row[1]  # kept as text: the page renders it with text nodes
+
+
+def test_records_kept_in_memory_or_read_back_make_the_same_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from papernotes.site.search import index
+
+    corpus = write_corpus(tmp_path / "c")
+    kept = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
+    monkeypatch.setattr(index, "KEEP_NOTES", 0)
+    read_back = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=1)
+    assert kept.digests == read_back.digests
+
+
+def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from papernotes.site.search import index
+
+    corpus = write_corpus(tmp_path / "c")
+    serial = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
+    monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
+    parallel = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
+    assert serial.digests == parallel.digests
+
+
+def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> None:
+    from papernotes.site.search import search_update
+
+    corpus = write_corpus(tmp_path / "corpus")
+    cache = tmp_path / "cache"
+    first = search_files(_entries(corpus), corpus_bodies(corpus), cache, "zh", workers=1)
+    edited = corpus / "ICLR2025/llm_nlp/lora.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n更多 zebrafish 内容。\n", encoding="utf-8")
+    entries = _entries(corpus)
+    mine = [e for e in entries if e.note.path == "ICLR2025/llm_nlp/lora.md"]
+    updated = search_update(mine, corpus_bodies(corpus), cache, "zh", workers=1)
+    assert updated is not None
+    write, remove = updated.changes(first.digests)
+    assert write == ["search/index.json", "search/t/delta.bin"] and remove == []
+    assert "zebrafish" in decode_shard(updated["search/t/delta.bin"])
+    assert updated["search/d/0.json"] == first["search/d/0.json"]  # unchanged files come from the store
+    again = search_files(entries, corpus_bodies(corpus), cache, "zh", workers=1)
+    assert again.digests == updated.digests  # the same index as a full pass over every entry
+    ghost = [e for e in _entries(write_corpus(tmp_path / "other", {"X2025/llm_nlp/ghost.md": dict(
+        title="Ghost", venue="ICLR2025", domain="llm_nlp")}))]
+    assert search_update(ghost, corpus_bodies(corpus), cache, "zh") is None  # a note the index never had
+    assert search_update(mine, corpus_bodies(corpus), tmp_path / "empty", "zh") is None
