@@ -229,6 +229,27 @@ def test_cli_apply_writes_only_into_notes_without_a_domain(runner: CliRunner, tm
     assert corpus_bytes(corpus) == after
 
 
+def test_cli_apply_leaves_predictions_below_min_confidence_for_review(runner: CliRunner, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus)
+    before = corpus_bytes(corpus)
+    result = runner.invoke(app, ["classify", str(corpus), "--apply", "--json", "--min-confidence", "0.999"])
+    assert result.exit_code == 0, result.output
+    changes = {c["path"]: c for c in json.loads(result.output)}
+    assert set(changes) == set(UNLABELLED)
+    review = [path for path, c in changes.items() if not c["applied"]]
+    assert review  # the fixture's predictions are not all that sure
+    after = corpus_bytes(corpus)
+    for path, change in changes.items():
+        assert change["applied"] == (change["probability"] >= 0.999), change
+        assert (after[path] != before[path]) == change["applied"], path
+    listing = runner.invoke(app, ["classify", str(corpus), "--apply", "--min-confidence", "0.999"], terminal_width=200)
+    for path in review:
+        assert f"{path}: not written: predicted {UNLABELLED[path]} (p=" in listing.stdout
+        assert "is below --min-confidence" in listing.stdout and "review it and set `domain:` by hand" in listing.stdout
+    assert corpus_bytes(corpus) == after
+
+
 def test_cli_evaluate(runner: CliRunner) -> None:
     result = runner.invoke(app, ["classify", str(FIXTURE), "--evaluate", "--json"])
     assert result.exit_code == 0, result.output
