@@ -39,8 +39,6 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
     entries: list[Entry] = []
     by_url: dict[str, Note] = {}
     by_id: dict[str, Note] = {}
-    warned_domains: set[str] = set()
-    warned_venues: set[str] = set()
     for note in notes:
         if note.path in failed or not (note.title and note.venue and note.domain):
             continue
@@ -69,14 +67,12 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
             continue
         venue = taxonomy.venue(note.venue)
         domain = taxonomy.domain(note.domain)
-        if not domain.known and domain.slug not in warned_domains:
-            warned_domains.add(domain.slug)
-            problems.append(warning(note.path, note.line_of("domain"),
-                                    f"domain {domain.slug!r} is not in the taxonomy; it is shown under its slug", "unknown-domain"))
-        if not venue.known and venue.id not in warned_venues:
-            warned_venues.add(venue.id)
-            problems.append(warning(note.path, note.line_of("venue"),
-                                    f"venue {venue.id!r} is not in the taxonomy; add its series to a venues file", "unknown-venue"))
+        if (unknown := taxonomy.venue_problem(note.venue)) is not None:
+            problems.append(error(note.path, note.line_of("venue"), unknown, "unknown-venue"))
+            continue
+        if (unknown := taxonomy.domain_problem(note.domain)) is not None:
+            problems.append(error(note.path, note.line_of("domain"), unknown, "unknown-domain"))
+            continue
         by_url[url] = note
         by_id[note.id] = note
         entries.append(Entry(note, venue, domain, topics, url,
