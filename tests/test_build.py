@@ -230,10 +230,25 @@ def test_english_site_from_the_same_corpus(tmp_path: Path) -> None:
     assert lines[3].startswith("🔥 Top topics: ")
 
 
-def test_unknown_domain_and_venue_still_build(tmp_path: Path) -> None:
-    write_note(tmp_path / "c", "X/y/a.md", title="A", venue="NEWCONF2030", domain="brand_new")
-    result = build(tmp_path / "c", tmp_path / "site")
-    assert {d.code for d in result.diagnostics} == {"unknown-domain", "unknown-venue", "base-url"}
+def test_unknown_domain_and_venue_are_errors_until_a_taxonomy_file_adds_them(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    write_note(corpus, "X/y/a.md", title="A", venue="NEWCONF2030", domain="brand_new")
+    write_note(corpus, "X/y/b.md", title="B", venue="ICML2024", domain="brand_new")
+    write_note(corpus, "X/y/c.md", title="C", venue="ICML2031", domain="optimization")  # a known series, any year
+    result = build(corpus, tmp_path / "site")
+    problems = [d for d in result.diagnostics if d.code != "base-url"]  # feeds need an absolute base_url
+    assert sorted((d.path, d.code) for d in problems) == [("X/y/a.md", "unknown-venue"), ("X/y/b.md", "unknown-domain")]
+    assert all(d.is_error for d in problems) and result.notes == 1
+    assert (tmp_path / "site/ICML2031/optimization/c/index.html").is_file()
+    assert not (tmp_path / "site/NEWCONF2030").exists()
+    (corpus / "taxonomy").mkdir()
+    (corpus / "taxonomy/venues.toml").write_text('[[series]]\nid = "NEWCONF"\nmonth = 5\n', encoding="utf-8")
+    (corpus / "taxonomy/domains.toml").write_text('[[domain]]\nslug = "brand_new"\nzh = "新领域"\nen = "Brand new"\n',
+                                                  encoding="utf-8")
+    (corpus / "papernotes.toml").write_text('[taxonomy]\nvenues = ["taxonomy/venues.toml"]\n'
+                                            'domains = ["taxonomy/domains.toml"]\n', encoding="utf-8")
+    result = build(corpus, tmp_path / "site")
+    assert {d.code for d in result.diagnostics} == {"base-url"} and result.notes == 3
     assert (tmp_path / "site/NEWCONF2030/brand_new/a/index.html").is_file()
 
 

@@ -229,6 +229,27 @@ def test_cli_apply_writes_only_into_notes_without_a_domain(runner: CliRunner, tm
     assert corpus_bytes(corpus) == after
 
 
+def test_cli_apply_leaves_predictions_below_min_confidence_for_review(runner: CliRunner, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus)
+    before = corpus_bytes(corpus)
+    result = runner.invoke(app, ["classify", str(corpus), "--apply", "--json", "--min-confidence", "0.999"])
+    assert result.exit_code == 0, result.output
+    changes = {c["path"]: c for c in json.loads(result.output)}
+    assert set(changes) == set(UNLABELLED)
+    review = [path for path, c in changes.items() if not c["applied"]]
+    assert review  # the fixture's predictions are not all that sure
+    after = corpus_bytes(corpus)
+    for path, change in changes.items():
+        assert change["applied"] == (change["probability"] >= 0.999), change
+        assert (after[path] != before[path]) == change["applied"], path
+    listing = runner.invoke(app, ["classify", str(corpus), "--apply", "--min-confidence", "0.999"], terminal_width=200)
+    for path in review:
+        assert f"{path}: not written: predicted {UNLABELLED[path]} (p=" in listing.stdout
+        assert "is below --min-confidence" in listing.stdout and "review it and set `domain:` by hand" in listing.stdout
+    assert corpus_bytes(corpus) == after
+
+
 def test_cli_evaluate(runner: CliRunner) -> None:
     result = runner.invoke(app, ["classify", str(FIXTURE), "--evaluate", "--json"])
     assert result.exit_code == 0, result.output
@@ -248,9 +269,14 @@ def test_cli_empty_and_single_domain_corpora(runner: CliRunner, tmp_path: Path) 
     assert result.exit_code == 0 and "nothing to evaluate" in result.output
     single = tmp_path / "single"
     shutil.copytree(FIXTURE / "ICML2024", single / "ICML2024")
-    result = runner.invoke(app, ["classify", str(single), "--json"])
-    assert result.exit_code == 0, result.output
-    assert {r["path"]: r["predicted"] for r in json.loads(result.output)}["ICML2024/clipping_nonconvex.md"] == "optimization"
+    before = corpus_bytes(single)
+    for args in (["--json"], ["--apply"], []):  # 9 labelled notes in 1 domain: it says so, guesses nothing
+        result = runner.invoke(app, ["classify", str(single), *args])
+        assert result.exit_code == 1 and result.stdout == "", result.output
+        assert result.stderr.count("error:") == 1
+        assert "too few labelled notes to learn from: 9 note(s) with a domain, in 1 domain(s)" in result.stderr
+        assert "--engine openai" in result.stderr
+    assert corpus_bytes(single) == before
 
 
 def test_cli_rejects_apply_with_evaluate(runner: CliRunner) -> None:

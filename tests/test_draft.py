@@ -301,19 +301,19 @@ def test_giving_up_keeps_the_stub(tmp_path: Path) -> None:
         result = draft(corpus, limit=1, backoff_base=0.01)
     assert result.drafted == () and len(server.requests) == 2
     [(rel, reason)] = result.failed
-    assert reason == "HTTP 503 (gave up after 2 attempts)"
+    assert reason == f"{server.base_url}: HTTP 503 (gave up after 2 attempts)"
     assert read((corpus / rel).read_text())[0]["draft_error"] == reason  # type: ignore[index]
 
 
 def test_an_endpoint_that_keeps_failing_stops_the_run(tmp_path: Path) -> None:
     with LLMServer(lambda body: error_status(503)) as server:
         corpus = make_corpus(tmp_path / "c", llm_settings(server, max_retries=0, concurrency=1))
-        with pytest.raises(LLMError, match="keeps failing: HTTP 503"):
+        with pytest.raises(LLMError, match="HTTP 503 .*stopped after 3 requests in a row failed"):
             draft(corpus, backoff_base=0.01)
     assert len(server.requests) == 3  # the fourth paper is never sent
     errors = [read((corpus / p).read_text())[0].get("draft_error") for p in statuses(corpus)]  # type: ignore[union-attr]
-    assert sorted(e or "" for e in errors) == ["", "", "HTTP 503 (gave up after 1 attempt)",
-                                               "HTTP 503 (gave up after 1 attempt)"]
+    assert sorted(e or "" for e in errors) == ["", "", f"{server.base_url}: HTTP 503 (gave up after 1 attempt)",
+                                               f"{server.base_url}: HTTP 503 (gave up after 1 attempt)"]
 
 
 def test_bad_credentials_stop_the_run(tmp_path: Path) -> None:

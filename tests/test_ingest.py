@@ -109,7 +109,7 @@ def test_csv_rows_with_line_numbers() -> None:
     assert flash.abstract.count("FlashAttention exploits") == 1  # a cell spanning two lines
     assert dict(qlora.links)["openreview"] == "https://openreview.net/forum?id=OUIFPHEgJU"
     messages = {(d.line, d.message) for d in result.diagnostics}
-    assert (5, "row has no title; skipped") in messages  # the row after the two-line cell
+    assert (5, "row 3 has no title; skipped") in messages  # the row after the two-line cell
     assert any("ignored columns: notes" in m for _, m in messages)
 
 
@@ -283,9 +283,16 @@ def test_venue_option_and_slug_collisions(tmp_path: Path) -> None:
         run(corpus, "json", from_file=data, venue="not a venue!")
 
 
-def test_missing_corpus_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(CorpusError):
-        run(tmp_path / "nope", "bibtex", str(BIB))
+def test_a_missing_corpus_is_created_once_the_source_is_read(tmp_path: Path) -> None:
+    result = run(tmp_path / "new" / "notes", "bibtex", str(BIB))
+    assert result.new_corpus and len(result.created) == 4 and (tmp_path / "new/notes" / result.created[0]).is_file()
+    assert not run(tmp_path / "new" / "notes", "bibtex", str(BIB)).new_corpus
+    with pytest.raises(SourceError):  # an unreadable source leaves no empty folder behind
+        run(tmp_path / "other", "bibtex", str(tmp_path / "missing.bib"))
+    assert not (tmp_path / "other").exists()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CorpusError, match="not a directory"):
+        run(tmp_path / "file", "bibtex", str(BIB))
 
 
 # ---------------------------------------------------------------- real HTTP
@@ -369,17 +376,24 @@ def test_arxiv_package_over_http(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- CLI
 
 def test_cli_ingest(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    assert "6 paper(s) read (1 duplicate(s) merged): 4 new stub(s)" in " ".join(result.stdout.split())
+    notes = tmp_path / "notes"
+    result = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(notes)])
+    assert result.exit_code == 1, result.output  # two entries could not be added; the other papers were
+    assert f"created the corpus folder {notes}" in result.stdout
+    assert "6 paper(s) read (1 duplicate(s) merged): 4 new stub(s)" in result.stdout
     assert "refs.bib:67: error: cannot parse BibTeX entry" in result.stderr
-    again = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(tmp_path), "-q"])
-    assert again.exit_code == 0 and again.stdout == ""
+    assert "refs.bib:50: error: no venue for 'Scaling Instruction-Finetuned Language Models'" in result.stderr
+    assert result.stderr.count("error:") == 2
+    again = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(notes), "-q"])
+    assert again.exit_code == 1 and again.stdout == "" and again.stderr.count("error:") == 2
+    clean = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(notes), "--venue", "ICLR2024", "-q"])
+    assert "no venue" not in clean.stderr
 
 
 def test_cli_ingest_usage_errors(tmp_path: Path) -> None:
     assert runner.invoke(app, ["ingest", "zotero", "x.bib", str(tmp_path)]).exit_code == 2
-    missing = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(tmp_path / "nope")])
-    assert missing.exit_code == 2 and "corpus directory not found" in missing.stderr
+    (tmp_path / "afile").write_text("x")
+    not_dir = runner.invoke(app, ["ingest", "bibtex", str(BIB), str(tmp_path / "afile")], terminal_width=300)
+    assert not_dir.exit_code == 2 and "Invalid value for 'CORPUS'" in not_dir.stderr
     no_venue = runner.invoke(app, ["ingest", "openreview", str(tmp_path)])
     assert no_venue.exit_code == 1 and "needs a venue id" in no_venue.stderr

@@ -62,13 +62,18 @@ def test_resolve_reports_duplicates_and_keeps_the_first() -> None:
     assert all(isinstance(d, Diagnostic) and d.is_error for d in problems)
 
 
-def test_resolve_warns_once_per_unknown_domain_and_skips_notes_with_errors() -> None:
+def test_resolve_refuses_unknown_venues_and_domains_with_suggestions_and_skips_notes_with_errors() -> None:
     broken, _ = note("ICML2024/optimization/z.md")
     entries, problems = resolve(
-        [note("NEWCONF2030/brand_new/a.md")[0], note("NEWCONF2030/brand_new/b.md")[0], broken],
+        [note("ICRL2024/optimization/a.md")[0], note("ICLR2024/optimisation/b.md")[0],
+         note("ICLR2024/optimization/c.md")[0], broken],
         [Diagnostic(broken.path, 3, "bad")], TAXONOMY)
-    assert [e.note.slug for e in entries] == ["a", "b"]
-    assert sorted(d.code for d in problems) == ["unknown-domain", "unknown-venue"]
+    assert [e.note.slug for e in entries] == ["c"]
+    assert [(d.path, d.code) for d in problems] == [("ICRL2024/optimization/a.md", "unknown-venue"),
+                                                    ("ICLR2024/optimisation/b.md", "unknown-domain")]
+    assert all(d.is_error for d in problems)
+    assert "unknown venue `ICRL2024`; did you mean `ICLR2024`" in problems[0].message
+    assert "unknown domain `optimisation`; did you mean `optimization`?" in problems[1].message
 
 
 def test_resolve_memoises_rule_topics_by_digest() -> None:

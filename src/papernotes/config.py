@@ -77,6 +77,10 @@ class SiteConfig(BaseModel):
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
                                                     "override the package's files of the same name and may add new ones.")
+    trust_html: bool = Field(
+        False, description="Publish the raw HTML of note bodies as written, scripts and styles included. Only for a "
+        "site whose every note you wrote yourself: by default bodies go through an allow-list sanitiser. Titles, "
+        "summaries and imported meta values are sanitised whatever this says (they reach every listing page).")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
 

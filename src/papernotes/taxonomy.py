@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
@@ -185,6 +186,42 @@ class Taxonomy:
         self._venue_cache[venue_id] = venue
         return venue
 
+    @cached_property
+    def _series_ids(self) -> frozenset[str]:
+        """Series ids as their venue files spell them."""
+        return frozenset(s.id for s in self.series.values())
+
+    def venue_problem(self, venue_id: str) -> str | None:
+        """Why ``venue_id`` is not a venue of this taxonomy (with the closest ones), or ``None`` when it is.
+
+        Accepted: an id listed as a ``[[venue]]``, or a series ``id`` spelled as in
+        its venue file followed by a year (``ICLR2031`` before anyone lists it).
+        """
+        if venue_id in self.venue_dates:
+            return None
+        m = _VENUE_PARTS.match(venue_id)
+        exact = self._series_ids
+        if m and m["series"] in exact and venue_id == f"{m['series']}{m['year']}":
+            return None
+        if not m:
+            guesses = _did_you_mean(suggest(venue_id, sorted(self.venue_dates)))
+            return f"venue `{venue_id}` has no year: a venue is a series and a year such as ICLR2024{guesses}"
+        spellings = {f"{series}{m['year']}" for series in exact} | set(self.venue_dates)
+        return (f"unknown venue `{venue_id}`{_did_you_mean(suggest(venue_id, sorted(spellings)))} "
+                "(a new series goes in a venues file named under [taxonomy] in papernotes.toml)")
+
+    def domain_problem(self, slug: str) -> str | None:
+        """Why ``slug`` is not a domain of this taxonomy (with the closest ones), or ``None`` when it is."""
+        if slug in self.domains:
+            return None
+        spellings: dict[str, str] = {}
+        for d in self.domains.values():
+            for text in (d.slug, d.en):
+                spellings.setdefault(text, d.slug)
+        guesses = list(dict.fromkeys(spellings[t] for t in suggest(slug, spellings, limit=6)))
+        return (f"unknown domain `{slug}`{_did_you_mean(guesses[:3])} "
+                "(a new domain goes in a domains file named under [taxonomy] in papernotes.toml)")
+
     def domain(self, slug: str) -> Domain:
         found = self.domains.get(slug)
         if found is not None:
@@ -206,6 +243,46 @@ class Taxonomy:
     @cached_property
     def domain_index(self) -> PhraseIndex:
         return PhraseIndex([(rule, d.slug) for d in self.domains.values() for rule in d.rules])
+
+
+def edit_distance(a: str, b: str, limit: int) -> int:
+    """Damerau-Levenshtein distance (a swap of two neighbours costs 1), or ``limit + 1`` once it exceeds ``limit``."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    before: list[int] = []
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            current[j] = min(row[j] + 1, current[j - 1] + 1, row[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, row = row, current
+    return row[-1]
+
+
+def suggest(word: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
+    """The candidates closest to ``word``: those at the smallest case-insensitive edit distance, which may be at
+    most a third of its length (at least 1, at most 3); swapped letters first. ``[]`` when none is that close."""
+    folded = word.casefold()
+    allowed = max(1, min(3, len(folded) // 3))
+    scored = []
+    for candidate in candidates:
+        other = candidate.casefold()
+        distance = edit_distance(folded, other, allowed)
+        if distance <= allowed and candidate != word:
+            scored.append((distance, sorted(other) != sorted(folded), candidate))
+    best = min((d for d, _, _ in scored), default=0)
+    return [c for d, _, c in sorted(scored) if d == best][:limit]
+
+
+def _did_you_mean(guesses: list[str]) -> str:
+    if not guesses:
+        return ""
+    return "; did you mean " + " or ".join(f"`{g}`" for g in guesses) + "?"
 
 
 _SLUG_DROP = re.compile(r"[^\w\s-]", re.UNICODE)

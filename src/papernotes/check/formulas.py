@@ -5,7 +5,8 @@ Stage: part of the ``check`` stage (it parses with the renderer's
 In: Markdown text (a note's body, with the line number it starts on).
 Out: ``Formula`` records (line, TeX, display flag) from ``extract_formulas``;
 from ``FormulaChecker.check``, the formulas KaTeX cannot render, each with
-KaTeX's error message.
+KaTeX's error message, and those over ``MAX_FORMULA_CHARS``. Checking is linear
+in a formula's length (see ``_BATCH_JS``).
 
 Formulas are found with pyromark's own parser (``events_with_range``), so a
 ``$`` used as currency, or inside a code span or block, never counts, and a
@@ -215,7 +216,7 @@ _BATCH_JS = r"""
     try {
       katex.renderToString(items[i][0], {
         displayMode: items[i][1], throwOnError: true,
-        output: "htmlAndMathml", strict: "ignore"
+        output: "mathml", strict: "ignore"
       });
       out.push(null);
     } catch (e) {
@@ -228,8 +229,18 @@ _BATCH_JS = r"""
 """Renders each (tex, display) pair; returns a JSON list of error messages or nulls.
 
 ``strict: "ignore"`` behaves exactly as KaTeX's default ``"warn"`` (which
-never fails a formula) minus the console output.
+never fails a formula) minus the console output. ``output: "mathml"``: KaTeX
+parses the whole formula whatever the output, and its HTML builder is
+quadratic in the number of binary operators and relations (it inserts each
+space with ``Array.splice`` into the list of atoms): 36 s for one 50,000-term
+formula, where the MathML builder is linear. The two outputs reject the same
+formulas: every one of the 17,841 distinct formulas of the reference corpus
+gets the same answer from both (``benchmarks/bench_inputs.py``).
 """
+
+MAX_FORMULA_CHARS = 10_000
+"""Longest formula ``check`` validates; a longer one is an error (the longest in the reference corpus has 355
+characters). KaTeX in the reader's browser would take seconds over it."""
 
 _Key = tuple[bool, str]
 """A formula's identity for checking: (display, tex)."""
@@ -344,7 +355,8 @@ class FormulaChecker:
         self.engine: Literal["katex", "lint"] = (
             "lint" if engine == "lint" or _QUICKJS is None else "katex"
         )
-        self.katex_version: str = katex_version()
+        self.katex_version: str = f"{katex_version()}+mathml"
+        """Cache key of the results: the vendored KaTeX's version and the output the check renders."""
         self.engine_calls: int = 0
         """Formulas sent to the engine (KaTeX or the lint), not answered by a cache."""
         self.cache_hits: int = 0
@@ -414,11 +426,18 @@ class FormulaChecker:
     # -- checking
 
     def check(self, formulas: Iterable[Formula]) -> list[tuple[Formula, str]]:
-        """The formulas KaTeX rejects, in input order, each with KaTeX's message."""
+        """The formulas KaTeX rejects, in input order, each with KaTeX's message.
+
+        A formula over ``MAX_FORMULA_CHARS`` is rejected without running KaTeX.
+        """
         items = list(formulas)
-        self._resolve((f.display, f.tex) for f in items)
+        self._resolve((f.display, f.tex) for f in items if len(f.tex) <= MAX_FORMULA_CHARS)
         failures: list[tuple[Formula, str]] = []
         for f in items:
+            if len(f.tex) > MAX_FORMULA_CHARS:
+                failures.append((f, f"{len(f.tex):,} characters long; `check` validates formulas of up to "
+                                    f"{MAX_FORMULA_CHARS:,}: split it"))
+                continue
             err = self._memo[(f.display, f.tex)]
             if err is not None:
                 failures.append((f, err))
@@ -432,7 +451,7 @@ class FormulaChecker:
         worker thread busy.
         """
         groups = [(key, list(formulas)) for key, formulas in notes]
-        self._resolve((f.display, f.tex) for _, formulas in groups for f in formulas)
+        self._resolve((f.display, f.tex) for _, formulas in groups for f in formulas if len(f.tex) <= MAX_FORMULA_CHARS)
         return [(key, f, err) for key, formulas in groups for f, err in self.check(formulas)]
 
     def _resolve(self, wanted: Iterable[_Key]) -> None:

@@ -140,7 +140,7 @@ def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
 
 
 def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
-    from papernotes.check.formulas import FormulaChecker, extract_formulas, lost_escape
+    from papernotes.check.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
 
     problems: list[Diagnostic] = []
     groups = []
@@ -158,7 +158,12 @@ def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None)
     with FormulaChecker(cache_file) as checker:
         for note, formula, message in checker.check_many(groups):
             short = formula.tex if len(formula.tex) <= 60 else formula.tex[:57] + "…"
-            problems.append(error(note.path, formula.line, f"formula does not render ({message}): {short}", "math"))
+            if len(formula.tex) > MAX_FORMULA_CHARS:
+                message = (f"formula of {len(formula.tex):,} characters: `check` validates formulas of up to "
+                           f"{MAX_FORMULA_CHARS:,} (split it): {short}")
+            else:
+                message = f"formula does not render ({message}): {short}"
+            problems.append(error(note.path, formula.line, message, "math"))
     return problems
 
 

@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from papernotes.classify.prediction import MISFILE_THRESHOLD, Prediction, too_few_labels
 from papernotes.classify.rules import note_topics, rule_domain_scores
 from papernotes.corpus.model import Note
 from papernotes.extras import MissingExtraError, available, missing_message
@@ -38,8 +40,6 @@ if TYPE_CHECKING:
 if not available("sklearn"):  # lets callers treat the classifier as optional
     raise MissingExtraError(missing_message("sklearn", "the learned classifier"))
 
-MISFILE_THRESHOLD = 0.8
-"""Probability of another domain at which a note is reported as misfiled."""
 SECONDARY_MIN = 0.2
 """A second domain is named when the model gives it at least this probability."""
 FALLBACK_DOMAIN = "others"
@@ -70,40 +70,6 @@ class Settings:
 
 
 @dataclass(frozen=True, slots=True)
-class Prediction:
-    """The classifier's view of one note."""
-
-    path: str
-    """Note path relative to the corpus."""
-    id: str
-    title: str
-    domain: str
-    """Current domain; ``""`` when the note has none."""
-    top: tuple[tuple[str, float], ...]
-    """The three most probable domains with their probabilities, best first."""
-    secondary: str | None
-    """Second domain when its probability reaches ``SECONDARY_MIN``."""
-    topics: tuple[str, ...]
-    """Topic slugs: the note's own ``topics`` or, without them, every matching rule."""
-    source: str
-    """``cross-fit`` (model without this note's label), ``all-labelled`` (note had no domain) or ``rules``."""
-    line: int
-    """Line of the ``domain`` key, for diagnostics (1 when absent)."""
-
-    @property
-    def predicted(self) -> str:
-        return self.top[0][0]
-
-    @property
-    def probability(self) -> float:
-        return self.top[0][1]
-
-    def misfiled(self, threshold: float = MISFILE_THRESHOLD) -> bool:
-        """Filed under a domain, and the classifier prefers another with at least ``threshold``."""
-        return bool(self.domain) and self.predicted != self.domain and self.probability >= threshold
-
-
-@dataclass(frozen=True, slots=True)
 class Misfile:
     """A note the classifier believes is filed under the wrong domain."""
 
@@ -121,7 +87,12 @@ class Misfile:
 
 def suspected_misfiles(notes: Sequence[Note], taxonomy: Taxonomy,
                        threshold: float = MISFILE_THRESHOLD) -> list[Misfile]:
-    """Labelled notes whose cross-fitted prediction disagrees with their domain at ``threshold`` or more."""
+    """Labelled notes whose cross-fitted prediction disagrees with their domain at ``threshold`` or more.
+
+    None while the corpus has too few labelled notes to learn from (``too_few_labels``).
+    """
+    if too_few_labels(notes) is not None:
+        return []
     return [Misfile(p.path, p.domain, p.predicted, p.probability, p.line)
             for p in predict(notes, taxonomy) if p.misfiled(threshold)]
 
@@ -262,7 +233,9 @@ def _svm_scores(features: Any, labels: np.ndarray, job: _Job, columns: dict[str,
     from sklearn.svm import LinearSVC
 
     train = list(job.train)
-    model = LinearSVC(C=settings.c, random_state=settings.random_state).fit(features[train], labels[train])
+    with warnings.catch_warnings():  # "more classes than half the samples": expected on a small corpus
+        warnings.simplefilter("ignore", UserWarning)
+        model = LinearSVC(C=settings.c, random_state=settings.random_state).fit(features[train], labels[train])
     raw = model.decision_function(features[list(job.test)])
     if raw.ndim == 1:  # two classes: one margin
         raw = np.column_stack([-raw, raw])

@@ -4,6 +4,14 @@ Command modules (``cli.site``, ``cli.intake``, ``cli.classify``, ``cli.migrate``
 import ``app`` from here and register with ``@app.command``; ``cli/__init__`` imports
 them all. Errors of the ``PapernotesError`` family become a message and an exit
 code here and nowhere else.
+
+Every command follows one rule: it exits with status 1 (2 for unusable input
+or options) when it printed an error, that is when it failed at part of what it
+was asked to do, and 0 otherwise; ``build`` alone publishes the notes it can and
+exits 0 unless ``--strict`` (a note with errors is left out, as documented). An
+error is printed once, as ``path:line: error: message`` when it concerns a file
+or ``error: message`` otherwise. Output is never wrapped by rich: a long path
+stays on one line when it is piped.
 """
 from __future__ import annotations
 
@@ -15,17 +23,20 @@ from rich.console import Console
 from rich.markup import escape
 
 from papernotes import __version__
+from papernotes.cli.help import App, Group
 from papernotes.errors import Diagnostic, PapernotesError
 
-app = typer.Typer(
+app = App(
     name="papernotes",
     help="Turn a corpus of structured paper notes into a fast, searchable static site.",
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
+    cls=Group,
 )
-err = Console(stderr=True, highlight=False, emoji=False)
-out = Console(highlight=False, emoji=False)
+# soft_wrap: rich would otherwise break lines (and the paths in them) at 80 columns when piped
+err = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
+out = Console(highlight=False, emoji=False, soft_wrap=True)
 
 CorpusArg = Annotated[Path, typer.Argument(help="Corpus directory (notes + optional papernotes.toml).",
                                            exists=False, file_okay=False, show_default=False)]
@@ -62,5 +73,21 @@ def report(diagnostics: list[Diagnostic], warning_limit: int | None = 50) -> Non
 
 
 def fail(exc: PapernotesError) -> typer.Exit:
-    err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+    """Print ``exc`` once (its own ``path:line: error:`` lines when it carries diagnostics); the exit to raise."""
+    diagnostics = getattr(exc, "diagnostics", None)
+    if diagnostics:
+        report(list(diagnostics), warning_limit=None)
+    else:
+        error(str(exc))
     return typer.Exit(exc.exit_code)
+
+
+def error(message: str) -> None:
+    """``error: message`` on stderr, for a failure that concerns no one file."""
+    err.print(f"[red]error:[/red] {escape(message)}")
+
+
+def exit_on_errors(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:
+    """Exit with status 1 when any of ``diagnostics`` (already printed) is an error."""
+    if any(d.is_error for d in diagnostics):
+        raise typer.Exit(1)

@@ -1,76 +1,148 @@
-"""CLI for the classify stage: ``papernotes classify CORPUS [--json | --apply | --evaluate]``.
+"""CLI for the classify stage: ``papernotes classify CORPUS [--engine learned|openai] [--json | --apply | --evaluate]``.
 
-Thin: loads the corpus and taxonomy, calls ``classify_model`` and prints or
-applies its predictions. ``--apply`` is the only write: it adds ``domain:`` to
-notes that have none (``frontmatter.update``: every other byte kept), atomically, and moves nothing.
-Registered with ``@app.command``; scikit-learn is imported lazily so ``--help`` stays instant.
+Thin: loads the corpus and taxonomy, asks an engine for predictions (the
+learned classifier, ``classify.learned``, or a language model choosing among
+the taxonomy's domains, ``classify.llm``) and prints them or applies them with
+``classify.apply`` (the only write: ``domain:`` into notes that have none, when
+the prediction reaches ``--min-confidence``; the rest is listed for review).
+scikit-learn and openai are imported lazily so ``--help`` stays instant.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
-from papernotes.cli.app import app, err, fail, out
+from papernotes.classify.prediction import MIN_CONFIDENCE, MISFILE_THRESHOLD
+from papernotes.cli.app import app, err, error, fail, out, report
 
 if TYPE_CHECKING:
-    from papernotes.classify.learned import Evaluation, Prediction
+    from papernotes.classify.apply import Applied
+    from papernotes.classify.learned import Evaluation
+    from papernotes.classify.prediction import Prediction
+    from papernotes.config import SiteConfig
     from papernotes.corpus.model import Note
+    from papernotes.errors import Diagnostic
+    from papernotes.taxonomy import Taxonomy
+
+ENGINES = ("learned", "openai")
 
 
 @app.command("classify")
 def classify(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory (notes + optional papernotes.toml).",
                                            file_okay=False)],
+    engine: Annotated[str, typer.Option(
+        metavar="|".join(ENGINES),
+        help="learned: a model trained on the corpus's own labelled notes (offline; needs at least 20 of them); "
+             "openai: a language model chooses among the taxonomy's domains for each note without one (the llm "
+             "table of papernotes.toml, as for draft).")] = "learned",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (one object per note; with --evaluate "
                                                          "the scores; with --apply the changes).")] = False,
-    apply: Annotated[bool, typer.Option("--apply", help="Write the predicted domain into notes that have "
-                                                        "none; nothing else changes.")] = False,
+    apply: Annotated[bool, typer.Option("--apply", help="Write the predicted domain into notes that have none when "
+                                                        "the prediction reaches --min-confidence; list the rest "
+                                                        "for review. Nothing else changes.")] = False,
+    min_confidence: Annotated[float, typer.Option(
+        "--min-confidence", min=0.0, max=1.0,
+        help="Probability (learned) or confidence (openai) a prediction needs for --apply to write it.")]
+        = MIN_CONFIDENCE,
     evaluate: Annotated[bool, typer.Option("--evaluate", help="K-fold agreement with the current labels: "
                                                               "full classifier, text alone, rules alone, "
                                                               "majority.")] = False,
     threshold: Annotated[float, typer.Option(min=0.0, max=1.0, help="Probability of another domain that "
-                                                                    "marks a note misfiled.")] = 0.8,
+                                                                    "marks a note misfiled.")] = MISFILE_THRESHOLD,
     folds: Annotated[int, typer.Option(min=2, max=20, help="Folds of the cross-fitting.")] = 5,
 ) -> None:
     """Predict each note's domain and topics, and find misfiled notes.
 
-    Rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes.
+    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) it predicts nothing and says so. openai: one request per note without a domain. Exit status 1 when nothing could be predicted or a note could not be classified.
     """
     from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
     from papernotes.errors import PapernotesError
 
+    if engine not in ENGINES:
+        raise typer.BadParameter(f"choose one of: {', '.join(ENGINES)}", param_hint="--engine")
     if apply and evaluate:
-        err.print("[red]error:[/red] --apply and --evaluate cannot be combined")
+        error("--apply and --evaluate cannot be combined")
         raise typer.Exit(2)
-    from papernotes.extras import MissingExtraError, available, missing_message
-
-    if not available("sklearn"):  # the learned classifier is an extra
-        raise fail(MissingExtraError(missing_message("sklearn", "papernotes classify")))
-    from papernotes.classify import learned as cm
+    if evaluate and engine != "learned":
+        error("--evaluate measures the learned classifier; it cannot be combined with --engine openai")
+        raise typer.Exit(2)
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)
         notes = load_corpus(corpus, BuildCache(None)).notes
+        if engine == "openai":
+            predictions, failures = _ask_model(corpus, notes, config, taxonomy)
+        else:
+            predictions, failures = _learned(notes, taxonomy, folds, evaluate, as_json), []
     except PapernotesError as exc:
         raise fail(exc) from None
-    settings = cm.Settings(folds=folds)
-    if evaluate:
-        _print_evaluation(cm.evaluate(notes, taxonomy, settings), as_json)
+    if predictions is None:
         return
-    predictions = cm.predict(notes, taxonomy, settings)
+    if engine == "openai" and not predictions and not failures and not as_json:
+        out.print(f"every note of {corpus} has a domain: nothing to ask the model")
+        return
+    report(failures)
     if apply:
-        _apply(corpus, notes, predictions, as_json)
+        from papernotes.classify.apply import apply_domains
+
+        _print_applied(apply_domains(corpus, notes, predictions, min_confidence), min_confidence, as_json)
     elif as_json:
         typer.echo(json.dumps([_as_dict(p, threshold) for p in predictions], ensure_ascii=False, indent=1))
     else:
-        _print_summary(predictions, threshold)
+        _print_summary(predictions, threshold, min_confidence)
+    if failures:
+        raise typer.Exit(1)
+
+
+def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: bool,
+             as_json: bool) -> list[Prediction] | None:
+    """The learned classifier's predictions; ``None`` when ``--evaluate`` printed its table instead."""
+    from papernotes.classify.prediction import too_few_labels
+    from papernotes.extras import MissingExtraError, available, missing_message
+
+    if not available("sklearn"):  # the learned classifier is an extra
+        raise MissingExtraError(missing_message("sklearn", "papernotes classify"))
+    from papernotes.classify import learned
+
+    settings = learned.Settings(folds=folds)
+    if evaluate:
+        _print_evaluation(learned.evaluate(notes, taxonomy, settings), as_json)
+        return None
+    if notes and (reason := too_few_labels(notes)) is not None:
+        error(reason)
+        raise typer.Exit(1)
+    return learned.predict(notes, taxonomy, settings)
+
+
+def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig,
+               taxonomy: Taxonomy) -> tuple[list[Prediction], list[Diagnostic]]:
+    """A language model's choice for every note without a domain, and an error per note it could not classify."""
+    from papernotes.classify.llm import classify_with_llm
+    from papernotes.cli.progress import progress_bar
+    from papernotes.errors import error as diagnostic
+    from papernotes.intake.llm import LLMSettings
+
+    targets = [n for n in notes if not n.domain]
+    if not targets:
+        return [], []
+    settings = LLMSettings.resolve(config.llm, corpus, offline="or give notes their `domain:` by hand: "
+                                   "the learned classifier (the default engine) needs 20 of them")
+    with progress_bar(err) as progress:
+        result = classify_with_llm(corpus, targets, taxonomy, settings, progress)
+    failures = [diagnostic(note.path, note.field_lines.get("domain", 0), f"not classified: {why}", "classify-failed")
+                for note, why in result.failed]
+    u = result.usage
+    err.print(f"model {settings.model}: {u.requests} request(s), {u.cache_hits} from cache, {u.retries} retried, "
+              f"{result.repaired} repaired", highlight=False)
+    return list(result.predictions), failures
 
 
 def _as_dict(p: Prediction, threshold: float) -> dict[str, object]:
@@ -79,67 +151,47 @@ def _as_dict(p: Prediction, threshold: float) -> dict[str, object]:
             "misfiled": p.misfiled(threshold)}
 
 
-def _apply(root: Path, notes: tuple[Note, ...], predictions: list[Prediction], as_json: bool) -> None:
-    """Write ``domain:`` into domain-less notes whose file is unchanged since it was read."""
-    from rich.markup import escape
+def _also(p: Prediction) -> str:
+    return f", then {p.secondary} ({p.top[1][1]:.2f})" if p.secondary and len(p.top) > 1 else ""
 
-    from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
-    from papernotes.site.publish import atomic_write
 
-    changes: list[dict[str, object]] = []
-    for note, p in zip(notes, predictions):
-        if note.domain:
-            continue
-        path = root / note.path
-        text: str | None = None
-        try:
-            data = path.read_bytes()
-            source = data.decode("utf-8")
-            current = read(source)[0].get("domain")
-            if current is None or (isinstance(current, str) and not current.strip()):
-                text = update(source, {"domain": p.predicted}, order=KEY_ORDER)
-            why = "its `domain` line is not empty"
-        except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
-            why = f"cannot read it again ({exc})"
-        if text is not None and note.digest and hashlib.sha1(data).hexdigest() != note.digest:
-            text, why = None, "the file changed while classifying"
-        if text is None:
-            err.print(f"[yellow]{escape(note.path)}:{p.line}: warning: not changed: {escape(why)}[/yellow]",
-                      soft_wrap=True)
-            continue
-        atomic_write(path, text.encode("utf-8"))
-        changes.append({"path": note.path, "domain": p.predicted, "probability": p.probability})
-        if not as_json:
-            out.print(f"{escape(note.path)}: domain: {p.predicted} (p={p.probability:.2f})", soft_wrap=True)
+def _print_applied(applied: Applied, min_confidence: float, as_json: bool) -> None:
+    report(list(applied.diagnostics))
     if as_json:
-        typer.echo(json.dumps(changes, ensure_ascii=False, indent=1))
-    else:
-        out.print(f"{len(changes)} note(s) given a domain")
+        rows = [{"path": p.path, "domain": p.predicted, "probability": p.probability, "applied": True}
+                for p in applied.written]
+        rows += [{"path": p.path, "domain": p.predicted, "probability": p.probability, "applied": False}
+                 for p in applied.review]
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
+        return
+    for p in applied.written:
+        out.print(f"{escape(p.path)}: domain: {p.predicted} (p={p.probability:.2f})")
+    for p in applied.review:
+        out.print(f"{escape(p.path)}: not written: predicted {p.predicted} (p={p.probability:.2f}{_also(p)}) "
+                  f"is below --min-confidence {min_confidence:.2f}; review it and set `domain:` by hand")
+    review = f", {len(applied.review)} left for review" if applied.review else ""
+    out.print(f"{len(applied.written)} note(s) given a domain{review}")
 
 
-def _print_summary(predictions: list[Prediction], threshold: float) -> None:
+def _print_summary(predictions: list[Prediction], threshold: float, min_confidence: float) -> None:
     """One ``path:line:`` line per suspected misfile and per note without a domain, then the counts."""
-    from rich.markup import escape
-
-
-    def also(p: Prediction) -> str:
-        return f", then {p.secondary} ({p.top[1][1]:.2f})" if p.secondary else ""
-
     misfiled = sorted((p for p in predictions if p.misfiled(threshold)), key=lambda p: (-p.probability, p.path))
     missing = [p for p in predictions if not p.domain]
     for p in misfiled:
         out.print(f"{escape(p.path)}:{p.line}: filed under {p.domain}, predicted {p.predicted} "
-                  f"(p={p.probability:.2f}{also(p)})", soft_wrap=True, highlight=False)
+                  f"(p={p.probability:.2f}{_also(p)})")
     for p in missing:
-        out.print(f"{escape(p.path)}: no domain, predicted {p.predicted} (p={p.probability:.2f}{also(p)})",
-                  soft_wrap=True, highlight=False)
-    out.print(f"{len(predictions)} notes: {len(misfiled)} suspected misfile(s) at p ≥ {threshold:g}, "
-              f"{len(missing)} without a domain (classify --apply fills them)", soft_wrap=True)
+        review = f"; below --min-confidence {min_confidence:.2f}: review it" if p.probability < min_confidence else ""
+        out.print(f"{escape(p.path)}: no domain, predicted {p.predicted} (p={p.probability:.2f}{_also(p)}){review}")
+    sure = sum(p.probability >= min_confidence for p in missing)
+    filing = (f"{len(missing)} without a domain ({sure} at p ≥ {min_confidence:.2f}: `classify --apply` writes "
+              f"them; {len(missing) - sure} to review)") if missing else "none without a domain"
+    misfiles = f"{len(misfiled)} suspected misfile(s) at p ≥ {threshold:g}, " if any(p.domain for p in predictions) else ""
+    out.print(f"{len(predictions)} notes: {misfiles}{filing}")
 
 
 def _print_evaluation(ev: Evaluation, as_json: bool) -> None:
     from rich.table import Table
-
 
     if as_json:
         typer.echo(json.dumps(asdict(ev), ensure_ascii=False, indent=1))

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papernotes.cli.app import app, err, fail, out, report
+from papernotes.cli.app import app, err, error, exit_on_errors, fail, out, report
 from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
 
@@ -39,7 +39,10 @@ def ingest_command(
         "--max-results", min=1, help="Most papers an arXiv search query returns.")] = 200,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
-    """Add papers from a source as stub notes (CORPUS/VENUE/slug.md); duplicates are merged, edits kept."""
+    """Add papers from a source as stub notes (CORPUS/VENUE/slug.md); duplicates are merged, edits kept.
+
+    CORPUS is created when it does not exist. Exit status 1 when a paper could not be added (reported with its file and line: no venue, an entry that cannot be read); the other papers are added.
+    """
     from papernotes.errors import PapernotesError
     from papernotes.intake.ingest import ingest
     from papernotes.intake.sources import SourceRequest
@@ -54,15 +57,19 @@ def ingest_command(
         raise fail(exc) from None
     report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
     if not quiet:
+        if result.new_corpus:
+            out.print(f"created the corpus folder {corpus}")
         folded = f" ({result.folded} duplicate(s) merged)" if result.folded else ""
         out.print(f"{result.read} paper(s) read{folded}: {len(result.created)} new stub(s), "
                   f"{len(result.updated)} stub(s) updated, {len(result.existing)} already in {corpus}")
+    exit_on_errors(result.diagnostics)
 
 
 @app.command("draft")
 def draft_command(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False, show_default=False)],
     engine: Annotated[str, typer.Option(
+        metavar="ENGINE",
         help=f"One of: {', '.join(ENGINES.names())}. openai: any OpenAI-compatible endpoint, set up in the llm "
              "table of papernotes.toml; extractive: offline, sentences of the abstract and the paper.")] = "openai",
     batch: Annotated[bool, typer.Option(
@@ -73,8 +80,10 @@ def draft_command(
         help="Language of the draft: zh or en (default: the note's `lang`, else the site language).")] = None,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
-    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings, from the PDF beside
-    each note when there is one (its numbers checked against it), else from the abstract."""
+    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings, from the PDF beside each note when there is one (its numbers checked against it), else from the abstract.
+
+    Exit status 1 when a stub could not be drafted (it stays a stub, with `draft_error`) or a PDF beside a note could not be read (the note is drafted from its abstract); every finished note is saved either way.
+    """
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import PapernotesError
     from papernotes.intake.draft import draft
@@ -89,7 +98,14 @@ def draft_command(
     except PapernotesError as exc:
         raise fail(exc) from None
     report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
-    if quiet:
+    if not quiet:
+        _print_draft_summary(result)
+    exit_on_errors(result.diagnostics)
+
+
+def _print_draft_summary(result) -> None:  # type: ignore[no-untyped-def]  # DraftResult, imported lazily
+    if not result.drafted and not result.failed and not result.diagnostics:
+        out.print("no stub to draft (a stub has `status: stub`; `papernotes ingest` makes them)")
         return
     failed = f", {len(result.failed)} failed (still stubs, see `draft_error`)" if result.failed else ""
     out.print(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")

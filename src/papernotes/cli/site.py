@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papernotes.cli.app import CorpusArg, app, err, fail, out, report
+from papernotes.cli.app import CorpusArg, app, err, error, exit_on_errors, fail, out, report
 from papernotes.errors import PapernotesError
 
 
@@ -24,10 +24,18 @@ def build(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore and do not update the build cache.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
-    """Build the static site. Only pages whose inputs changed are re-rendered."""
+    """Build the static site. Only pages whose inputs changed are re-rendered.
+
+    A note with errors is reported and left out (exit status 0; --strict fails instead). A corpus without a note to publish is an error (exit status 1).
+    """
     import gc
 
     from papernotes.site.build import build as run_build
+
+    if corpus.is_dir() and not _has_notes(corpus):
+        error(f"no notes in {corpus}: a note is a Markdown file with YAML front matter; start with "
+              f"`papernotes new {corpus}` or `papernotes ingest SOURCE … {corpus}`; nothing was built")
+        raise typer.Exit(1)
 
     # Many small acyclic records are allocated: fewer, cheaper collections (imports frozen out of them).
     gc.freeze()
@@ -45,8 +53,33 @@ def build(
         state = "up to date" if result.up_to_date else f"{result.rendered} page(s) rendered, {result.removed} removed"
         out.print(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s",
                   soft_wrap=True)
-    if result.errors:
-        err.print(f"[yellow]{len(result.errors)} note(s) skipped because of errors[/yellow]")
+    skipped = len({d.path for d in result.errors})
+    if result.notes == 0 and not result.up_to_date:
+        error(f"no note of {corpus} can be published: {_unpublished(corpus, result.diagnostics)}")
+        raise typer.Exit(1)
+    if skipped:
+        err.print(f"[yellow]{skipped} note(s) skipped because of errors[/yellow]")
+
+
+def _has_notes(corpus: Path) -> bool:
+    from papernotes.corpus.load import scan
+
+    try:
+        return next(iter(scan(corpus)), None) is not None
+    except PapernotesError:
+        return True  # the build reports what it cannot read
+
+
+def _unpublished(corpus: Path, diagnostics: list) -> str:  # type: ignore[type-arg]
+    """Why no note made it to the site: notes with errors, stubs without a domain."""
+    failed = len({d.path for d in diagnostics if d.is_error})
+    unfiled = len({d.path for d in diagnostics if d.code == "unfiled-stub"})
+    reasons = []
+    if failed:
+        reasons.append(f"{failed} note(s) with errors (listed above)")
+    if unfiled:
+        reasons.append(f"{unfiled} stub(s) without a domain (`papernotes classify {corpus} --apply` files them)")
+    return "; ".join(reasons) or "no note has a title, venue and domain"
 
 
 @app.command()
@@ -149,18 +182,21 @@ def new(
     arxiv: Annotated[str, typer.Option(help="arXiv id or URL.")] = "",
     code: Annotated[str, typer.Option(help="Code repository URL.")] = "",
 ) -> None:
-    """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md."""
+    """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md.
+
+    The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong (exit status 2).
+    """
     from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.intake.scaffold import NewNote, create_note
+    from papernotes.intake.scaffold import NewNote, ScaffoldError, create_note
 
     try:
-        config, _ = load_config(corpus) if corpus.is_dir() else (None, "")
-        from papernotes.config import SiteConfig
-
-        taxonomy = load_site_taxonomy(corpus, config or SiteConfig())
-        path, notes = create_note(corpus, NewNote(title, venue, domain, lang, slug, arxiv, code), taxonomy)
+        config, _ = load_config(corpus)
+        taxonomy = load_site_taxonomy(corpus, config)
+        path = create_note(corpus, NewNote(title, venue, domain, lang, slug, arxiv, code), taxonomy)
+    except ScaffoldError as exc:
+        for problem in exc.problems:
+            error(problem)
+        raise typer.Exit(exc.exit_code) from None
     except PapernotesError as exc:
         raise fail(exc) from None
-    for line in notes:
-        err.print(f"[yellow]note:[/yellow] {line}")
     out.print(f"created {path}")

@@ -7,18 +7,24 @@ edit parses one file and decodes only the notes its pages show.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
+import heapq
 import os
+import re
+import stat
 from collections.abc import Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from papernotes.cache import BuildCache, NoteRow, decode_problem, encode_problem
 from papernotes.layout import CACHE_DIR
+from papernotes.corpus import limits
 from papernotes.corpus.model import Note
-from papernotes.errors import CorpusError, Diagnostic, error
+from papernotes.errors import CorpusError, Diagnostic, error, warning
 
 SKIP_FILES = {"README.md", "readme.md", "CHANGELOG.md", "LICENSE.md"}
 PARALLEL_THRESHOLD = 400
@@ -33,32 +39,182 @@ class SourceFile(NamedTuple):
     size: int
 
 
-def scan(root: Path) -> Iterator[SourceFile]:
-    """Every note file under ``root``; skips hidden and ``_``-prefixed entries and README-like files."""
-    stack = [("", root)]
-    while stack:
-        prefix, directory = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError as exc:
-            raise CorpusError(f"{directory}: cannot list directory: {exc.strerror}") from exc
-        for entry in entries:
-            name = entry.name
-            if name.startswith((".", "_")) or name == "node_modules":
+class Refused(NamedTuple):
+    """An entry ``scan`` saw but will not let anyone read, and why (a symlink out of the corpus, a loop…)."""
+
+    path: str
+    """Relative to the corpus root, ``/``-separated; control characters and undecodable bytes escaped."""
+    mtime_ns: int
+    size: int
+    message: str
+    is_error: bool = False
+    """A name the site cannot carry is an error; a link not followed is a warning."""
+
+
+_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def _shown(rel: str) -> str:
+    """``rel`` printable: undecodable bytes as ``\\xNN``, control characters as escapes."""
+    if _UNSHOWABLE.search(rel) is None:
+        return rel
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _UNSHOWABLE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def _inside(real: str, root_real: str) -> bool:
+    return real == root_real or real.startswith(root_real + os.sep)
+
+
+@lru_cache(maxsize=8)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFile]:
+    """Every note file under ``root``, once; skips hidden and ``_``-prefixed entries and README-like files.
+
+    Never reads through a symbolic link that leaves the corpus. Links that stay
+    inside are followed after the plain tree is walked, so a note reached by
+    its own path and through a link is read once, by its own path; a folder link
+    that loops back, a dangling link, a link out of the corpus, a name with
+    control characters or bytes that are not UTF-8 and anything that is not a
+    regular file are not yielded but appended to ``refused``, for the caller to
+    report with the entry's path.
+    """
+    root_real = os.path.realpath(root)
+    out: dict[tuple[int, int], SourceFile] = {}
+    seen_dirs: dict[tuple[int, int], str] = {}
+    links: list[tuple[str, str]] = []
+    notes: list[Refused] = refused if refused is not None else []
+
+    def refuse(rel: str, message: str, st: os.stat_result | None = None, is_error: bool = False) -> None:
+        notes.append(Refused(_shown(rel), st.st_mtime_ns if st else 0, st.st_size if st else 0, message, is_error))
+
+    def add_file(rel: str, st: os.stat_result) -> None:
+        key = (st.st_dev, st.st_ino)
+        if key in out:
+            refuse(rel, f"the same file as {out[key].path}; read once, under that name", st)
+        else:
+            out[key] = SourceFile(rel, st.st_mtime_ns, st.st_size)
+
+    def walk(prefix: str, directory: str) -> None:
+        stack = [(prefix, directory)]
+        while stack:
+            prefix, directory = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError as exc:
+                if not prefix:
+                    raise CorpusError(f"{directory}: cannot list directory: {exc.strerror}") from exc
+                refuse(prefix.rstrip("/"), f"cannot list folder: {exc.strerror}; skipped")
                 continue
-            if entry.is_dir(follow_symlinks=True):
-                stack.append((f"{prefix}{name}/", Path(entry.path)))
-            elif name.endswith(".md") and not (prefix == "" and name in SKIP_FILES):
-                st = entry.stat()
-                yield SourceFile(prefix + name, st.st_mtime_ns, st.st_size)
+            for entry in entries:
+                name = entry.name
+                if name.startswith((".", "_")) or name == "node_modules":
+                    continue
+                rel = prefix + name
+                is_note = name.endswith(".md") and not (prefix == "" and name in SKIP_FILES)
+                try:
+                    if entry.is_symlink():
+                        heapq.heappush(links, (rel, entry.path))
+                    elif entry.is_dir(follow_symlinks=False):
+                        st = entry.stat(follow_symlinks=False)
+                        if _shown(name) != name:
+                            refuse(rel, "folder name has control characters or bytes that are not UTF-8; "
+                                        "rename it (its notes are not read)", st, is_error=True)
+                        elif (st.st_dev, st.st_ino) not in seen_dirs:
+                            seen_dirs[(st.st_dev, st.st_ino)] = rel
+                            stack.append((rel + "/", entry.path))
+                    elif is_note:
+                        st = entry.stat(follow_symlinks=False)
+                        if _shown(name) != name:
+                            refuse(rel, "file name has control characters or bytes that are not UTF-8; "
+                                        "rename it", st, is_error=True)
+                        elif not entry.is_file(follow_symlinks=False):
+                            refuse(rel, "not a regular file; skipped", st)
+                        else:
+                            add_file(rel, st)
+                except OSError as exc:
+                    refuse(rel, f"cannot read: {exc.strerror}; skipped")
+
+    st_root = os.stat(root_real)
+    seen_dirs[(st_root.st_dev, st_root.st_ino)] = "."
+    walk("", str(root))
+    while links:  # in path order, each after the plain tree it may lead back into
+        rel, path = heapq.heappop(links)
+        is_note = rel.endswith(".md") and not ("/" not in rel and rel in SKIP_FILES)
+        if _shown(rel) != rel:
+            refuse(rel, "symlink name has control characters or bytes that are not UTF-8; rename it", None, True)
+            continue
+        try:
+            real = os.path.realpath(path, strict=True)
+            st = os.stat(real)
+        except OSError as exc:
+            what = "a symlink loop" if exc.errno == errno.ELOOP else "a dangling symlink"
+            refuse(rel, f"{what}; not followed", os.lstat(path) if os.path.lexists(path) else None)
+            continue
+        if not _inside(real, root_real):
+            if is_note or stat.S_ISDIR(st.st_mode):
+                refuse(rel, f"symlink to {real}, outside the corpus; not followed, not published", os.lstat(path))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key in seen_dirs:
+                refuse(rel, f"symlink to a folder already read ({seen_dirs[key]}); not followed twice", os.lstat(path))
+            else:
+                seen_dirs[key] = rel
+                walk(rel + "/", path)
+        elif is_note:
+            if stat.S_ISREG(st.st_mode):
+                add_file(rel, st)
+            else:
+                refuse(rel, "symlink to something that is not a regular file; skipped", os.lstat(path))
+    yield from out.values()
+
+
+class OutsideCorpus(OSError):
+    """A file that resolves outside the corpus (through a symlink): never read."""
+
+
+def read_inside(root: Path, rel: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``root/rel``, which must lie inside ``root`` once every
+    link is resolved; ``OutsideCorpus`` or another ``OSError`` otherwise.
+
+    The file is opened first and the path of what was opened is checked (``/proc/self/fd``, one call, and no
+    race with a link swapped in meanwhile; ``realpath`` where there is no ``/proc``); non-blocking, so a FIFO
+    under a note's name cannot hang the build.
+    """
+    fd = os.open(root / rel, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        try:
+            real = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            real = os.path.realpath(root / rel)
+        if not _inside(real, _real_root(str(root))):
+            raise OutsideCorpus(f"{rel} leads outside the corpus (to {real})")
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        chunks, size = [], 0
+        while size < limit and (chunk := os.read(fd, min(limit - size, 1 << 20))):
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]:
-    """Read and parse one file; undecodable or unreadable files become diagnostics."""
+    """Read and parse one file; undecodable, unreadable, oversized files and links out of the corpus
+    become diagnostics (nothing is read through a link that leaves ``root``)."""
     try:
-        data = (root / rel).read_bytes()
+        data = read_inside(root, rel, limits.MAX_NOTE_BYTES + 1)
+    except OutsideCorpus as exc:
+        return None, [warning(rel, 0, f"{exc}; not read, not published", "symlink")], ""
     except OSError as exc:
-        return None, [error(rel, 0, f"cannot read file: {exc.strerror}", "io")], ""
+        return None, [error(rel, 0, f"cannot read file: {exc.strerror or exc}", "io")], ""
+    if (problem := limits.check_note_bytes(rel, data)) is not None:
+        return None, [problem], ""
     from papernotes.corpus.parse import (
         parse_note,  # the Markdown engine loads only when a file changed
     )
@@ -174,22 +330,37 @@ class Scan:
     """In path order."""
     digest: str
     """Equal digests mean no file was added, removed or modified (by mtime and size)."""
+    refused: tuple[Refused, ...] = ()
+    """Entries not read (links out of the corpus, loops, dangling links, unshowable names), in path order."""
 
 
 def scan_corpus(root: Path) -> Scan:
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
-    files = sorted(scan(root))  # tuples: by path first
-    text = "\n".join([f"{path}\0{mtime}\0{size}" for path, mtime, size in files])
-    return Scan(files, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest())
+    refused: list[Refused] = []
+    files = sorted(scan(root, refused))  # tuples: by path first
+    refused.sort()
+    text = "\n".join([f"{path}\0{mtime}\0{size}" for path, mtime, size in files]
+                     + [f"{r.path}\0{r.mtime_ns}\0{r.size}\0{r.message}\0{r.is_error}" for r in refused])
+    return Scan(files, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
+                tuple(refused))
 
 
 def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found: Scan | None = None) -> LoadedCorpus:
-    """Parse what changed in ``root`` (scanned now, unless ``found`` is given) since the cache saw it."""
-    files = (found or scan_corpus(root)).files
+    """Parse what changed in ``root`` (scanned now, unless ``found`` is given) since the cache saw it.
+
+    Entries the scan refused are kept in the cache as files that did not parse, with
+    their warning or error, so every command that loads the corpus reports them.
+    """
+    scanned = found or scan_corpus(root)
+    refused = {r.path: r for r in scanned.refused}
+    files = sorted([*scanned.files, *(SourceFile(r.path, r.mtime_ns, r.size) for r in refused.values())])
     workers = workers or os.cpu_count() or 1
     stale, removed = cache.stale_notes(files)
-    fresh = _parse_files(root, [f.path for f in stale], workers)
+    fresh = _parse_files(root, [f.path for f in stale if f.path not in refused], workers)
+    for f in stale:
+        if (r := refused.get(f.path)) is not None:
+            fresh[f.path] = (None, [(error if r.is_error else warning)(r.path, 0, r.message, "scan")], "")
     if fresh or removed:
         cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
                           for f in stale}, removed)

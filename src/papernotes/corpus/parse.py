@@ -17,11 +17,23 @@ from papernotes.errors import Diagnostic, error, warning
 from papernotes.site.markdown import inline_markdown, title_html
 from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Grounding, Note, SectionInfo
 from papernotes.corpus.translation import read_record, text_digest, translation_name
+from papernotes.taxonomy import suggest
 
 
 REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
               "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of"}
+"""Keys the parser reads into ``Note`` fields."""
+WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model",  # draft
+                          "meta", "mkdocs_header", "domain_label"})  # import-mkdocs
+"""Keys the pipeline writes and keeps for itself (in ``Note.extra``)."""
+OWN_KEY_PREFIX = "x_"
+"""Keys of a corpus's own start with this (``x_reviewer: …``); any other unknown key is an error."""
+_LIKELY = {"tags": "keywords", "tag": "keywords", "keyword": "keywords", "author": "authors", "tldr": "summary",
+           "url": "links", "arxiv": "links", "code": "links", "pdf": "links", "openreview": "links",
+           "conference": "venue", "booktitle": "venue", "category": "domain", "field": "domain", "topic": "topics",
+           "alias": "aliases", "rating": "ratings", "language": "lang"}
+"""Keys other tools write, and the key papernotes reads that instead."""
 
 _ARXIV_ID = re.compile(r"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?(?:\.pdf)?$", re.I)
 _STARS = re.compile(r"[⭐★]")
@@ -216,6 +228,16 @@ def ratings_from_section(text: str) -> tuple[tuple[str, float], ...]:
     return tuple(found)
 
 
+def unknown_key(key: object) -> str | None:
+    """Why a top-level front-matter key is not accepted (with the key meant), or ``None`` when it is."""
+    name = str(key)
+    if name in KNOWN_KEYS or name in WRITTEN_KEYS or name.startswith(OWN_KEY_PREFIX):
+        return None
+    meant = suggest(name, sorted(KNOWN_KEYS)) or ([_LIKELY[name.casefold()]] if name.casefold() in _LIKELY else [])
+    hint = f"; did you mean `{meant[0]}`?" if meant else ""
+    return f"unknown key `{name}`{hint} (keys of your own start with `{OWN_KEY_PREFIX}`)"
+
+
 def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, list[Diagnostic]]:
     """Parse one note. ``path`` is relative to the corpus and used in every diagnostic."""
     problems: list[Diagnostic] = []
@@ -235,6 +257,9 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
 
     def line_of(key: str) -> int:
         return lines.get(key, 1)
+
+    problems.extend(error(path, line_of(str(key)), message, "unknown-key")
+                    for key in data if (message := unknown_key(key)) is not None)
 
     original, name_lang = translation_name(path)  # a translation foo.en.md has its original's slug
     slug = original.rsplit("/", 1)[-1].removesuffix(".md")

@@ -4,7 +4,8 @@ In: ``Paper`` records from ``papernotes.intake.sources``, the corpus directory a
 optional ``--venue``. Out: one stub note per new paper at ``{VENUE}/{slug}.md``
 (front matter only: ``id``, ``title``, ``venue``, ``authors``, ``keywords``,
 ``links``, ``abstract``, ``status: stub``; no ``domain`` yet, which
-``classify --apply`` writes into the front matter).
+``classify --apply`` writes into the front matter). A corpus folder that does
+not exist yet is created.
 
 Duplicates are merged, never doubled: papers with the same arXiv id, OpenReview
 forum or normalised title are folded into one, and a paper already in the
@@ -51,6 +52,8 @@ class IngestResult:
     existing: tuple[str, ...] = ()
     """Papers already in the corpus whose note was left as it is."""
     diagnostics: tuple[Diagnostic, ...] = field(default=())
+    new_corpus: bool = False
+    """The corpus folder did not exist and was created for the new stubs."""
 
 
 # ---------------------------------------------------------------- note text
@@ -227,9 +230,9 @@ def _with_venue(paper: Paper, forced: str, taxonomy: Taxonomy) -> Paper:
 
 
 def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None = None) -> IngestResult:
-    """Read ``source`` and write stub notes for its new papers into ``corpus``."""
-    if not corpus.is_dir():
-        raise CorpusError(f"{corpus}: corpus directory not found")
+    """Read ``source`` and write stub notes for its new papers into ``corpus`` (created when it does not exist)."""
+    if corpus.exists() and not corpus.is_dir():
+        raise CorpusError(f"{corpus}: not a directory")
     config, _ = load_config(corpus)
     taxonomy = load_site_taxonomy(corpus, config)
     forced = ""
@@ -240,6 +243,12 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
     loaded = load_source(source, request)
     problems = list(loaded.diagnostics)
     folded = fold_duplicates([_with_venue(p, forced, taxonomy) for p in loaded.papers])
+    new_corpus = not corpus.exists()
+    if new_corpus:  # only once the source was read: a failed ingest leaves no empty folder behind
+        try:
+            corpus.mkdir(parents=True)
+        except OSError as exc:
+            raise CorpusError(f"{corpus}: cannot create the corpus folder: {exc.strerror}") from None
     state = CorpusState(corpus)
     created: list[str] = []
     updated: list[str] = []
@@ -276,7 +285,7 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
         if unsaved:
             state.save_manifest()
     return IngestResult(len(loaded.papers), len(loaded.papers) - len(folded), tuple(created),
-                        tuple(dict.fromkeys(updated)), tuple(dict.fromkeys(existing)), tuple(problems))
+                        tuple(dict.fromkeys(updated)), tuple(dict.fromkeys(existing)), tuple(problems), new_corpus)
 
 
 def _where(paper: Paper, source: str) -> tuple[str, int]:

@@ -42,6 +42,12 @@ class LLMError(PapernotesError):
     exit_code = 1
 
 
+class ModelNotConfigured(PapernotesError):
+    """No model is set for the openai engines, and there is no ``papernotes.toml`` to point at."""
+
+    exit_code = 2
+
+
 class RequestError(Exception):
     """One request failed for good (retries used up, or a 4xx about this request); other papers go on."""
 
@@ -65,13 +71,16 @@ class LLMSettings:
     batch_poll_seconds: float = 30.0
 
     @classmethod
-    def resolve(cls, config: LLMConfig, corpus: Path, env: dict[str, str] | None = None) -> LLMSettings:
-        """File values win; ``OPENAI_BASE_URL``, ``PAPERNOTES_MODEL`` and the key variable fill the gaps."""
+    def resolve(cls, config: LLMConfig, corpus: Path, env: dict[str, str] | None = None,
+                offline: str = "or draft offline with `--engine extractive`") -> LLMSettings:
+        """File values win; ``OPENAI_BASE_URL``, ``PAPERNOTES_MODEL`` and the key variable fill the gaps.
+
+        Without a model, the error says where to set one and ``offline``: what to run instead.
+        """
         env = dict(os.environ) if env is None else env
         model = config.model or env.get("PAPERNOTES_MODEL", "")
         if not model:
-            raise ConfigError([error(str(corpus / CONFIG_NAME), 0, "no model for --engine openai: set `model` in "
-                                     "[llm] or the PAPERNOTES_MODEL environment variable", "config")])
+            raise _no_model(corpus / CONFIG_NAME, offline)
         return cls(model=model, base_url=config.base_url or env.get("OPENAI_BASE_URL") or None,
                    # local servers accept any key, and the SDK refuses to start without one
                    api_key=env.get(config.api_key_env, "") or "unset",
@@ -80,6 +89,24 @@ class LLMSettings:
                    price_per_1k_input=config.price_per_1k_input, price_per_1k_output=config.price_per_1k_output,
                    context_tokens=config.context_tokens, batch_price_factor=config.batch_price_factor,
                    batch_poll_seconds=config.batch_poll_seconds)
+
+
+def _no_model(path: Path, offline: str) -> PapernotesError:
+    """The error for a missing model: at the ``[llm]`` table when the config file exists, else how to write one."""
+    setting = "set `model` (and `base_url` for a server other than OpenAI's) in the [llm] table"
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return ModelNotConfigured(f"no language model configured: {path} does not exist; create it with an [llm] table "
+                        f"(model = \"…\", base_url = \"…\"), or set PAPERNOTES_MODEL and OPENAI_BASE_URL; {offline}")
+    line = next((i for i, row in enumerate(text.splitlines(), 1) if row.strip().startswith("[llm]")), 0)
+    return ConfigError([error(str(path), line, f"no language model configured: {setting}, or set PAPERNOTES_MODEL; "
+                              f"{offline}", "config")])
+
+
+def endpoint(settings: LLMSettings) -> str:
+    """The URL requests go to, for messages (the SDK's default when ``base_url`` is not set)."""
+    return (settings.base_url or "https://api.openai.com/v1").rstrip("/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,10 +261,14 @@ class ChatClient:
         except RequestError as exc:
             return exc
 
-    async def _request(self, messages: list[dict[str, str]]) -> Completion:
-        openai = require("openai", "the openai draft engine")
+    @property
+    def url(self) -> str:
+        return endpoint(self.settings)
 
-        last = ""
+    async def _request(self, messages: list[dict[str, str]]) -> Completion:
+        openai = require("openai", "the openai engines")
+
+        last, refused = "", False
         for attempt in range(self.settings.max_retries + 1):
             try:
                 async with self.slots:  # pace inside the slot, so queued requests cannot start in a burst
@@ -248,16 +279,17 @@ class ChatClient:
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in _FATAL_STATUS:
-                    raise LLMError(f"{self.settings.base_url or 'OpenAI'}: HTTP {status}: {_message(exc)}") from None
+                    raise LLMError(f"{self.url}: HTTP {status}: {_message(exc)}") from None
                 if status not in _RETRY_STATUS and status < 500:
-                    raise RequestError(f"HTTP {status}: {_message(exc)}") from None
-                last = f"HTTP {status}"
+                    raise RequestError(f"{self.url}: HTTP {status}: {_message(exc)}") from None
+                last, refused = f"HTTP {status}", False
                 delay = retry_after(exc.response.headers)
                 delay = min(delay, RETRY_AFTER_CAP) if delay is not None else self.backoff(attempt)
             except openai.APITimeoutError:
-                last, delay = f"timed out after {self.settings.timeout:g}s", self.backoff(attempt)
+                last, refused = f"timed out after {self.settings.timeout:g}s", False
+                delay = self.backoff(attempt)
             except openai.APIConnectionError as exc:
-                last, delay = f"connection failed: {exc}", self.backoff(attempt)
+                last, refused, delay = f"cannot connect ({_cause(exc)})", True, self.backoff(attempt)
             else:
                 self.give_ups = 0
                 self.usage.requests += 1
@@ -273,11 +305,21 @@ class ChatClient:
                 await asyncio.sleep(delay)
         self.give_ups += 1
         attempts = self.settings.max_retries + 1
-        reason = f"{last} (gave up after {attempts} attempt{'s' if attempts > 1 else ''})"
+        reason = f"{self.url}: {last} (gave up after {attempts} attempt{'s' if attempts > 1 else ''})"
+        if refused:  # nothing answers at that address: every other request would wait just as long
+            raise LLMError(f"{reason}; is the server running, and is `base_url` in [llm] (or OPENAI_BASE_URL) "
+                           "right? Finished notes are saved; re-run to continue")
         if self.give_ups >= GIVE_UP_LIMIT:
-            raise LLMError(f"{self.settings.base_url or 'OpenAI'} keeps failing: {reason}; stopped after "
-                           f"{self.give_ups} papers in a row (finished notes are saved; re-run to continue)")
+            raise LLMError(f"{reason}; stopped after {self.give_ups} requests in a row failed "
+                           "(finished notes are saved; re-run to continue)")
         raise RequestError(reason)
+
+
+def _cause(exc: BaseException) -> str:
+    """The innermost reason of a connection error ("[Errno 111] Connection refused"), not the SDK's wrapper."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    return str(exc) or type(exc).__name__
 
 
 def _message(exc: Any) -> str:

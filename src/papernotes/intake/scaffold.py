@@ -1,8 +1,9 @@
 """``papernotes new``: scaffold one note with front matter and the canonical sections.
 
-In: title, venue, domain (and optional language, slug, links). Out: a new file
-``CORPUS/{venue}/{domain}/{slug}.md``, written atomically; an existing file is
-never overwritten.
+In: title, venue, domain (and optional language, slug, links) and the taxonomy.
+Out: a new file ``CORPUS/{venue}/{domain}/{slug}.md``, written atomically; an
+existing file is never overwritten, and nothing is written when an input is
+wrong (a venue or domain outside the taxonomy included).
 """
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ RATING_LINES = {
 
 
 class ScaffoldError(PapernotesError):
+    """The note cannot be made as asked; ``problems`` lists every reason (nothing was written)."""
+
     exit_code = 2
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,27 +61,32 @@ def note_text(spec: NewNote, note_id: str) -> str:
     return "".join(parts)
 
 
-def create_note(corpus: Path, spec: NewNote, taxonomy: Taxonomy) -> tuple[Path, list[str]]:
-    """Write the scaffold; returns its path and advisory messages (unknown venue/domain)."""
+def create_note(corpus: Path, spec: NewNote, taxonomy: Taxonomy) -> Path:
+    """Write the scaffold and return its path; a ``ScaffoldError`` (and no file) when any input is wrong.
+
+    The venue and domain must be in the taxonomy (the same rule as ``check`` and
+    ``build``), so a typo is caught here, with the closest names, not published.
+    """
+    problems: list[str] = []
     if not spec.title.strip():
-        raise ScaffoldError("the title must not be empty")
+        problems.append("the title must not be empty")
     if not VENUE_ID.match(spec.venue):
-        raise ScaffoldError(f"venue {spec.venue!r} must look like ICML2026")
+        problems.append(f"venue {spec.venue!r} must look like ICML2026")
+    elif (unknown := taxonomy.venue_problem(spec.venue)) is not None:
+        problems.append(unknown)
     if not re.fullmatch(r"[a-z0-9][a-z0-9_-]*", spec.domain):
-        raise ScaffoldError(f"domain {spec.domain!r} must be a slug such as optimization")
+        problems.append(f"domain {spec.domain!r} must be a slug such as optimization")
+    elif (unknown := taxonomy.domain_problem(spec.domain)) is not None:
+        problems.append(unknown)
     if spec.lang not in ("zh", "en"):
-        raise ScaffoldError("--lang must be zh or en")
+        problems.append("--lang must be zh or en")
     slug = spec.slug or slugify(spec.title)
-    if not slug or "/" in slug:
-        raise ScaffoldError(f"cannot make a file name from {spec.title!r}; pass --slug")
-    notes: list[str] = []
-    if not taxonomy.venue(spec.venue).known:
-        notes.append(f"venue {spec.venue} is not in the taxonomy; it will be shown with a default icon")
-    if not taxonomy.domain(spec.domain).known:
-        known = ", ".join(sorted(taxonomy.domains))
-        notes.append(f"domain {spec.domain} is not in the taxonomy (known: {known})")
+    if spec.title.strip() and (not slug or "/" in slug):
+        problems.append(f"cannot make a file name from {spec.title!r}; pass --slug")
+    if problems:
+        raise ScaffoldError(*problems)
     path = corpus / spec.venue / spec.domain / f"{slug}.md"
     if path.exists():
         raise ScaffoldError(f"{path}: already exists; choose another --slug")
     atomic_write(path, note_text(spec, f"{spec.venue.lower()}-{slug}"))
-    return path, notes
+    return path

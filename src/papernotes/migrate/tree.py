@@ -162,8 +162,16 @@ def _sha(data: bytes) -> str:
 
 
 def _convert_file(docs: Path, rel: str) -> _Converted:
+    """One file of DOCS converted; its bytes are read only from inside DOCS (``docs`` is resolved), never
+    through a link that leads elsewhere, and only from a regular file."""
     try:
-        raw = (docs / rel).read_bytes()
+        real = os.path.realpath(docs / rel, strict=True)
+        if not real.startswith(os.path.join(str(docs), "")):
+            return _Converted(rel, "", None, (warning(rel, 0, f"symlink to {real}, outside DOCS; not imported",
+                                                      "outside-docs"),), (), ())
+        if not os.path.isfile(real):
+            return _Converted(rel, "", None, (warning(rel, 0, "not a regular file; not imported", "io"),), (), ())
+        raw = Path(real).read_bytes()
     except OSError as exc:
         return _Converted(rel, "", None, (error(rel, 0, f"cannot read file: {exc.strerror}", "io"),), (), ())
     digest = _sha(raw)

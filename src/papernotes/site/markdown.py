@@ -6,6 +6,13 @@ the body makes. The engine is pyromark (pulldown-cmark), measured as the
 fastest of the native engines on real notes (see BENCHMARKS.md). Math is left
 as TeX in ``<span class="math …">`` with ``\\(…\\)`` / ``\\[…\\]`` delimiters,
 rendered offline in the browser by the KaTeX copy shipped in the package.
+
+Notes are untrusted (drafted by LLMs from third-party abstracts, imported,
+contributed): the HTML that leaves this module has been through an allow-list
+sanitiser (``sanitise.py``, nh3), so every output built from it (pages, listings,
+feeds) carries no script, event handler, ``javascript:``/``data:`` URL, frame,
+form or style; the Markdown subset notes use survives. ``trust_html = true`` in
+``papernotes.toml`` skips it for note bodies only (``markdown_body(trusted=True)``).
 """
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from functools import lru_cache
 
 import pyromark
 
+from papernotes.site.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
 from papernotes.taxonomy import slugify
 
 #: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
@@ -32,7 +40,8 @@ MARKDOWN_OPTIONS: pyromark.Options = (
 _HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
-_ABSOLUTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.I)
+_FOOTNOTE_REF = '<sup class="footnote-reference"><a href="#'
 _PARA = re.compile(r"^<p>(.*)</p>\s*$", re.S)
 _DOLLAR_MATH = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)")
 
@@ -54,8 +63,11 @@ class RenderedBody:
     has_math: bool
 
 
-_TEX_PAREN = re.compile(r"\\\((?![\s\u4e00-\u9fff])([^\u4e00-\u9fff\n]{1,300}?)\\\)")
-_TEX_BRACKET = re.compile(r"\\\[((?:(?!\\\]).){1,2000}?)\\\]", re.S)
+_PAREN_MAX = 300
+"""Longest ``\\(…\\)`` span read as math (in characters)."""
+_BRACKET_MAX = 2000
+"""Longest ``\\[…\\]`` span read as math."""
+_PAREN_START = re.compile(r"[\s\u4e00-\u9fff]")
 _TEX_CHAR = re.compile(r"[\\^_={}]")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
@@ -66,20 +78,76 @@ def normalise_math(text: str) -> str:
 
     Only spans that look like TeX are converted (no CJK text inside; display
     spans must contain a TeX character), so an escaped bracket in prose stays
-    as it is; code spans and blocks are left alone.
+    as it is; code spans and blocks are left alone. Linear in the length of
+    the text, whatever it holds (a million unclosed ``\\[`` included).
     """
     if "\\(" not in text and "\\[" not in text:
         return text
     parts = _CODE.split(text)
     for i in range(0, len(parts), 2):
-        part = _TEX_PAREN.sub(lambda m: f"${m.group(1)}$", parts[i])
-        parts[i] = _TEX_BRACKET.sub(_display, part)
+        parts[i] = _brackets(_parens(parts[i]))
     return "".join(parts)
 
 
-def _display(m: re.Match[str]) -> str:
-    tex = m.group(1)
-    return f"$${tex}$$" if _TEX_CHAR.search(tex) and not _CJK_CHAR.search(tex) else m.group(0)
+def _parens(text: str) -> str:
+    """``\\(tex\\)`` -> ``$tex$``: the TeX starts with no space, holds 1-300 characters, no newline, no CJK.
+
+    Each span ends at the first ``\\)`` after its opening; the next closing,
+    newline and CJK character are looked up once and reused while the scan
+    moves on, so no part of the text is read twice for every opening.
+    """
+    if "\\(" not in text:
+        return text
+    out: list[str] = []
+    n, pos, start = len(text), 0, 0
+    close = newline = cjk = -1
+    while (i := text.find("\\(", start)) >= 0:
+        body = i + 2
+        start = i + 1
+        if body >= n or _PAREN_START.match(text, body):
+            continue
+        if close < body + 1:
+            close = text.find("\\)", body + 1)
+            if close < 0:
+                break  # no closing after this opening, hence none after any later one
+        if newline < body:
+            found = text.find("\n", body)
+            newline = found if found >= 0 else n
+        if cjk < body:
+            m = _CJK_CHAR.search(text, body)
+            cjk = m.start() if m else n
+        if close - body > _PAREN_MAX or newline < close or cjk < close:
+            continue
+        out += (text[pos:i], "$", text[body:close], "$")
+        pos = start = close + 2
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _brackets(text: str) -> str:
+    """``\\[tex\\]`` -> ``$$tex$$`` when the 1-2000 characters inside look like TeX (see ``_display``)."""
+    if "\\[" not in text:
+        return text
+    out: list[str] = []
+    pos = start = 0
+    close = -1
+    while (i := text.find("\\[", start)) >= 0:
+        body = i + 2
+        start = i + 1
+        if close < body:
+            close = text.find("\\]", body)
+            if close < 0:
+                break
+        if close == body or close - body > _BRACKET_MAX:
+            continue
+        out += (text[pos:i], _display(text[body:close], text[i:close + 2]))
+        pos = start = close + 2
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _display(tex: str, written: str) -> str:
+    return f"$${tex}$$" if _TEX_CHAR.search(tex) and not _CJK_CHAR.search(tex) else written
 
 
 def _wrap_math(out: str) -> str:
@@ -108,15 +176,25 @@ def plain_text(fragment: str) -> str:
     return html.unescape(_TAG.sub("", fragment)).strip()
 
 
-def markdown_body(markdown: str, drop_title: bool = True) -> RenderedBody:
-    """Render a note body; a leading ``# Title`` line is dropped (the page shows the title)."""
+def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False) -> RenderedBody:
+    """Render a note body; a leading ``# Title`` line is dropped (the page shows the title).
+
+    The HTML goes through the allow-list (``sanitise.sanitise_body``) before
+    headings get their ids and anchors, unless ``trusted`` (``trust_html``).
+    """
     if drop_title:
         stripped = markdown.lstrip("\n")
         if stripped.startswith("# "):
             nl = stripped.find("\n")
             markdown = "" if nl < 0 else stripped[nl + 1:]
-    out = pyromark.html(normalise_math(markdown), options=MARKDOWN_OPTIONS)
-    out = _wrap_math(out)
+    if "\0" in markdown:  # never reaches a page, even from a file edited after it was checked
+        markdown = markdown.replace("\0", "\ufffd")
+    source = normalise_math(markdown)
+    out = _wrap_math(pyromark.html(source, options=MARKDOWN_OPTIONS))
+    if not trusted:
+        out = sanitise_body(source, out)
+        if _FOOTNOTE_REF in out:
+            out = out.replace(_FOOTNOTE_REF, _FOOTNOTE_REF + FOOTNOTE_ID_PREFIX)
     toc: list[Heading] = []
     used: set[str] = set()
 
@@ -145,16 +223,19 @@ def inline_markdown(text: str) -> str:
     """One line of Markdown (a summary) as inline HTML, without the ``<p>`` wrapper.
 
     The same fragment is shown on pages at different depths, so relative links
-    cannot stay links: they are reduced to their text. Absolute URLs are kept.
+    cannot stay links: they are reduced to their text. http(s) and mailto links are kept.
     """
     if not text:
         return ""
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
     out = _wrap_math(pyromark.html(normalise_math(text), options=MARKDOWN_OPTIONS))
     m = _PARA.match(out)
     out = m.group(1).strip() if m else out.strip()
-    if "<a " in out:
-        out = _HREF.sub(lambda a: a.group(0) if _ABSOLUTE.match(a.group(1)) else a.group(3), out)
-    return _sanitise_inline(out) if "<" in out else out
+    if "<a " in out:  # relative links and links with any other scheme than http(s) or mailto become their text
+        out = _HREF.sub(lambda a: a.group(0) if _WEB_LINK.match(a.group(1)) else a.group(3), out)
+    # summaries reach every listing page and may come from fetched abstracts: always sanitised
+    return sanitise_inline(_raw_html_as_text(out)) if "<" in out else out
 
 
 _INLINE_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
@@ -162,9 +243,9 @@ _INLINE_ALLOWED = {"em", "strong", "code", "del", "sup", "sub", "br", "span", "a
 _SAFE_HREF = re.compile(r'^ href="(https?://[^"]*|mailto:[^"]*)"$')
 
 
-def _sanitise_inline(fragment: str) -> str:
-    """Summaries and titles reach every listing page and may come from fetched abstracts:
-    keep the tags Markdown itself produces, show any other (raw) HTML as text."""
+def _raw_html_as_text(fragment: str) -> str:
+    """Show raw HTML written in a summary as text, as a title shows it: keep only the tags Markdown itself
+    produces. Presentation, not the safety net: ``sanitise_inline`` runs on the result."""
 
     def keep(m: re.Match[str]) -> str:
         closing, tag, attrs = m.group(1), m.group(2).lower(), m.group(3)
@@ -181,7 +262,7 @@ def _sanitise_inline(fragment: str) -> str:
 
 def title_html(title: str) -> str:
     """A title as HTML: escaped text, with ``$…$`` spans kept as math (no other Markdown)."""
-    title = normalise_math(title)
+    title = normalise_math(title.replace("\0", "\ufffd"))
     if "$" not in title:
         return html.escape(title, quote=False)
     parts: list[str] = []
@@ -191,7 +272,7 @@ def title_html(title: str) -> str:
         parts.append(f'<span class="math math-inline">\\({html.escape(m.group(1), quote=False)}\\)</span>')
         pos = m.end()
     parts.append(html.escape(title[pos:], quote=False))
-    return "".join(parts)
+    return sanitise_inline("".join(parts))  # escaped by construction; the allow-list is the second line of defence
 
 
 def title_text(title: str) -> str:

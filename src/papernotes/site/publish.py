@@ -5,6 +5,12 @@ is written to a temporary name and renamed over the target. A site is built in a
 staging directory next to the output (seeded with hard links to the previous
 build, so unchanged pages cost nothing) and swapped in at the end: a failing or
 killed build leaves the previous site exactly as it was.
+
+Every path written, moved or removed is checked to stay inside the site root
+(``paths.safe_relpath``, and the resolved folder when moving into the live
+site): the resolve stage already refuses unsafe URLs, so this guard never
+fires for a planned page; it stops a bug or a tampered journal from writing
+anywhere else.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ import time
 from pathlib import Path
 
 from papernotes.errors import BuildError
+from papernotes.site.paths import PATH_MAX, safe_relpath
 from papernotes.testhooks import pause
 
 MARKER = ".papernotes-site"
@@ -76,6 +83,11 @@ def _discard(path: Path) -> None:
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     else:
         shutil.rmtree(path, ignore_errors=True)
+
+
+def _outside(rel: str, root: Path) -> BuildError:
+    return BuildError(f"{root}: refusing to write {rel!r}, a path outside the site (a bug in papernotes, or a "
+                      "tampered journal: delete the output directory's .journal file and rebuild)")
 
 
 def output_path(url: str) -> str:
@@ -149,7 +161,13 @@ class Staging:
     def _staged_name(self, rel: str) -> str:
         return hashlib.blake2b(rel.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
+    def _checked(self, rel: str) -> str:
+        if not safe_relpath(rel) or len(os.fsencode(self.out)) + len(rel.encode("utf-8")) + 32 > PATH_MAX:
+            raise _outside(rel, self.out)
+        return rel
+
     def write(self, rel: str, data: bytes) -> None:
+        self._checked(rel)
         if self.incremental:
             target = os.path.join(self.staged, self._staged_name(rel))
         else:
@@ -163,15 +181,18 @@ class Staging:
 
     def planned_writes(self, rels: list[str]) -> None:
         """Record the files written (possibly by worker processes) for the incremental journal."""
-        self._ops.extend((self._staged_name(rel), rel) for rel in rels)
+        self._ops.extend((self._staged_name(self._checked(rel)), rel) for rel in rels)
 
     def remove(self, rel: str) -> None:
         if self.incremental:
-            self._ops.append(("", rel))
+            self._ops.append(("", self._checked(rel)))
 
     def _apply(self, ops: list[tuple[str, str]]) -> None:
+        root = os.path.realpath(self.out)
         for staged, rel in ops:
-            target = self.out / rel
+            target = self.out / self._checked(rel)
+            if not os.path.realpath(target.parent).startswith(root + os.sep) and target.parent != self.out:
+                raise _outside(rel, self.out)
             if not staged:
                 try:
                     target.unlink()

@@ -30,6 +30,8 @@ import jinja2
 from markupsafe import Markup
 
 from papernotes.corpus.frontmatter import split_front_matter
+from papernotes.corpus.limits import MAX_NOTE_BYTES
+from papernotes.corpus.load import read_inside
 from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.site.contexts import (
     DomainContext,
@@ -137,9 +139,11 @@ _PLAIN_URL = re.compile(r"^[A-Za-z0-9/_.~#-]*$")
 def relative_url(target: str, current: str) -> str:
     """``target`` (site-relative) as seen from the page at ``current``; percent-encoded.
 
+    A relative URL whose first segment holds a ``:`` (a note named
+    ``javascript:alert(1).md``) would read as a scheme: it gets a ``./`` prefix.
     Called a dozen times per page: plain string scans, no splitting into lists.
     """
-    if "://" in target or target.startswith(("#", "mailto:")):
+    if target.startswith(("http://", "https://", "#", "mailto:")):
         return target
     if not current.endswith("/"):  # a file such as 404.html: relative to its directory
         current = current.rpartition("/")[0] + "/" if "/" in current else ""
@@ -152,6 +156,8 @@ def relative_url(target: str, current: str) -> str:
     rel = "../" * current.count("/", common) + target[common:]
     if not rel:
         return "./"
+    if ":" in rel.partition("/")[0]:
+        rel = "./" + rel
     return rel if _PLAIN_URL.match(rel) else quote(rel, safe=_SAFE)
 
 
@@ -296,15 +302,14 @@ class Theme:
     def _note_body(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
         ctx: NoteContext = page.context
         note = ctx.entry.note
-        source = self.corpus / note.path
         problems: list[Diagnostic] = []
-        try:
-            text = source.read_text(encoding="utf-8")
+        try:  # never through a link that leaves the corpus (one swapped in after the scan included)
+            text = read_inside(self.corpus, note.path, MAX_NOTE_BYTES + 1).decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(warning(note.path, 0, f"cannot re-read note body: {exc}", "io"))
             text = ""
         _, body, _ = split_front_matter(text.replace("\r\n", "\n"))
-        rendered = markdown_body(body)
+        rendered = markdown_body(body, trusted=self.config.trust_html)
         html = rendered.html
         if rendered.links:
             link_map = dict(ctx.link_map)

@@ -23,6 +23,10 @@ from typing import Any
 from papernotes.errors import Diagnostic, PapernotesError
 from papernotes.registry import Registry, UnknownName
 
+MAX_FIELD_CHARS = 20_000
+"""Longest text field (title, abstract, a CSV cell…) a source reads; longer ones are reported with their line and
+the record skipped. Abstracts run to 2,000 characters (arXiv's limit is 1,920); a note's front matter may hold 64 KB."""
+
 _GITHUB = re.compile(r"https?://(?:www\.)?github\.com/[\w.-]+/[\w.-]+?(?=[.,;:)\]]*(?:\s|$))")
 
 

@@ -5,12 +5,14 @@ cell separated by ``;`` or `` and ``; commas only when neither is present),
 ``abstract``, ``venue``, ``year``, ``arxiv``, ``openreview``, ``pdf``, ``code``,
 ``url`` (sorted into the right link by what it points at) and ``keywords``.
 JSON is a list of objects or ``{"papers": [...]}``. Other columns are ignored
-with one warning; rows without a title are reported with their line and skipped.
+with one warning; rows without a title, or with a cell over ``MAX_FIELD_CHARS``,
+are reported with their line (where the row or object starts) and skipped.
 """
 from __future__ import annotations
 
 import csv
 import io
+import json as jsonlib
 import re
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from papernotes.intake.sources import (
     SourceError,
     SourceRequest,
     SourceResult,
+    MAX_FIELD_CHARS,
     arxiv_id,
     clean_text,
     code_link,
@@ -50,23 +53,77 @@ def load(request: SourceRequest) -> SourceResult:
 
 
 def _csv_rows(text: str) -> list[tuple[int, dict[str, Any]]]:
-    """``(line, row)`` pairs; the line is where the row starts (cells may span lines)."""
-    reader = csv.DictReader(io.StringIO(text))
-    rows = []
-    start = 2
-    for row in reader:
-        rows.append((start, {k: v for k, v in row.items() if k is not None}))
-        start = reader.line_num + 1
-    return rows
+    """``(line, row)`` pairs; the line is where the row starts (cells may span lines).
+
+    Python's csv module stops at a cell over 131,072 characters with an
+    exception; the whole file is in memory already, so its limit is lifted for
+    this file (and restored), and ``papers_from_rows`` holds every cell to
+    ``MAX_FIELD_CHARS``, reporting the row's line.
+    """
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    try:
+        reader = csv.DictReader(io.StringIO(text))
+        rows = []
+        start = 2
+        for row in reader:
+            rows.append((start, {k: v for k, v in row.items() if k is not None}))
+            start = reader.line_num + 1
+        return rows
+    finally:
+        csv.field_size_limit(limit)
 
 
 def _json_rows(text: str, where: str) -> list[tuple[int, dict[str, Any]]]:
+    """``(line, object)`` for each paper of a JSON list or ``{"papers": [...]}``; the line is where it starts."""
     data = parse_json(text, where)
     if isinstance(data, dict) and isinstance(data.get("papers"), list):
         data = data["papers"]
     if not isinstance(data, list):
         raise SourceError(f'{where}: expected a list of paper objects or {{"papers": [...]}}')
-    return [(0, item if isinstance(item, dict) else {}) for item in data]
+    lines = _item_lines(text, len(data))
+    return [(line, item if isinstance(item, dict) else {}) for line, item in zip(lines, data)]
+
+
+_DECODER = jsonlib.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _item_lines(text: str, count: int) -> list[int]:
+    """Line of each item of the paper list of a valid JSON text (``[...]`` or ``{"papers": [...]}``), in order.
+
+    Walks the text once with ``raw_decode``, value by value: linear, and the
+    positions are the decoder's own, so no second parser can disagree. As in
+    ``json.loads``, the last ``"papers"`` key of the object is the one read.
+    """
+    def skip(at: int) -> int:
+        return _SPACE.match(text, at).end()  # type: ignore[union-attr]
+
+    pos = skip(0)
+    if text.startswith("{", pos):
+        pos, papers = skip(pos + 1), pos
+        while not text.startswith("}", pos):
+            key, pos = _DECODER.raw_decode(text, pos)
+            pos = skip(skip(pos) + 1)  # the ':'
+            value, end = _DECODER.raw_decode(text, pos)
+            if key == "papers" and isinstance(value, list):
+                papers = pos
+            pos = skip(end)
+            pos = skip(pos + 1) if text.startswith(",", pos) else pos
+        pos = papers
+    starts = []
+    pos += 1  # the '['
+    for _ in range(count):
+        pos = skip(pos)
+        starts.append(pos)
+        _, pos = _DECODER.raw_decode(text, pos)
+        pos = skip(pos) + 1  # the ',' or ']'
+    lines, line, last = [], 1, 0
+    for start in starts:
+        line += text.count("\n", last, start)
+        last = start
+        lines.append(line)
+    return lines
 
 
 def _split_authors(value: Any) -> tuple[str, ...]:
@@ -102,10 +159,15 @@ def papers_from_rows(rows: list[tuple[int, dict[str, Any]]], where: str) -> Sour
                 row[name] = value
             elif name:
                 unknown.add(str(key))
-        label = f"row {index + 1}" if line == 0 else "row"
+        label = f"row {index + 1}"
         title = clean_text(row.get("title"))
         if not title:
             problems.append(error(where, line, f"{label} has no title; skipped", "source"))
+            continue
+        long = next((k for k, v in row.items() if isinstance(v, str) and len(v) > MAX_FIELD_CHARS), None)
+        if long is not None:
+            problems.append(error(where, line, f"{label}: `{long}` is {len(row[long]):,} characters long; at most "
+                                  f"{MAX_FIELD_CHARS:,} are read: row skipped", "too-long"))
             continue
         links: dict[str, str] = {}
         aid = arxiv_id(clean_text(row.get("arxiv")))
@@ -132,7 +194,7 @@ def papers_from_rows(rows: list[tuple[int, dict[str, Any]]], where: str) -> Sour
             links=tuple(links.items()),
             keywords=tuple(clean_text(k) for k in keywords if clean_text(k)) if isinstance(keywords, list)
             else tuple(k.strip() for k in re.split(r"[;,]", clean_text(keywords)) if k.strip()),
-            origin=(f"{where}:{line}" if line else f"{where}#{index + 1}",),
+            origin=(f"{where}:{line}",),
         ))
     if unknown:
         problems.append(warning(where, 1 if rows and rows[0][0] else 0,

@@ -1,10 +1,13 @@
 """BibTeX source: one paper per entry of a ``.bib`` file (bibtexparser 2.x API).
 
 LaTeX in fields is decoded (``{\\"u}`` -> ``ü``, ``Lo{RA}`` -> ``LoRA``; math kept
-verbatim), author lists are split and written first-name first. The venue comes
-from ``booktitle``/``journal`` plus ``year``; the arXiv id from ``eprint`` (with
-``archivePrefix = arXiv``), an arXiv ``url``/``doi`` or an ``arXiv:`` journal.
-Entries bibtexparser cannot parse are reported with their line and skipped.
+verbatim; ``%`` is a comment to the end of its line, as in LaTeX, and a warning
+names the line when that drops text), author lists are split and written
+first-name first. The venue comes from ``booktitle``/``journal`` plus ``year``;
+the arXiv id from ``eprint`` (with ``archivePrefix = arXiv``), an arXiv
+``url``/``doi`` or an ``arXiv:`` journal. Entries bibtexparser cannot parse, and
+entries with a field over ``MAX_FIELD_CHARS``, are reported with their line and
+skipped.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from papernotes.intake.sources import (
     SourceError,
     SourceRequest,
     SourceResult,
+    MAX_FIELD_CHARS,
     arxiv_id,
     clean_text,
     code_link,
@@ -67,6 +71,13 @@ def _links(fields: dict[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 
 def parse_bibtex(text: str, where: str) -> SourceResult:
+    """Papers of one ``.bib`` text; ``where`` names it in diagnostics.
+
+    The text is split into entries first (fast), then entries with a field over
+    ``MAX_FIELD_CHARS`` are reported and dropped, unescaped ``%`` that cut text
+    are reported, and only then is LaTeX decoded (pylatexenc, which slows down
+    badly on long runs of text without spaces: a 5 MB field took 7 minutes).
+    """
     bibtexparser = require("bibtexparser", "ingest bibtex")
     from bibtexparser import middlewares as mw
     from bibtexparser.model import DuplicateBlockKeyBlock
@@ -75,9 +86,7 @@ def parse_bibtex(text: str, where: str) -> SourceResult:
     level = log.level
     log.setLevel(logging.ERROR)  # failed blocks are reported below, with their line
     try:
-        library = bibtexparser.parse_string(text, append_middleware=[
-            mw.LatexDecodingMiddleware(), mw.SeparateCoAuthors(), mw.SplitNameParts(), mw.MergeNameParts("first"),
-        ])
+        library = bibtexparser.parse_string(text)
     finally:
         log.setLevel(level)
     problems: list[Diagnostic] = []
@@ -89,6 +98,14 @@ def parse_bibtex(text: str, where: str) -> SourceResult:
         else:
             reason = getattr(block.error, "abort_reason", "") or str(block.error) or "syntax error"
             problems.append(error(where, line, f"cannot parse BibTeX entry: {reason}", "source"))
+    oversized = [entry for entry in library.entries if _too_long(entry, where, problems)]
+    if oversized:
+        library.remove(oversized)
+    for entry in library.entries:
+        problems.extend(_comments(entry, where))
+    for middleware in (mw.LatexDecodingMiddleware(), mw.SeparateCoAuthors(), mw.SplitNameParts(),
+                       mw.MergeNameParts("first")):
+        library = middleware.transform(library)
     papers: list[Paper] = []
     for entry in library.entries:
         line = (entry.start_line or 0) + 1
@@ -114,6 +131,50 @@ def parse_bibtex(text: str, where: str) -> SourceResult:
             origin=(f"{where}:{line}",),
         ))
     return SourceResult(tuple(papers), tuple(problems))
+
+
+def _field_line(field: object, entry: object, offset: int = 0) -> int:
+    """1-based line of a field (of the character ``offset`` into its value), else of its entry."""
+    start = getattr(field, "start_line", None)
+    if start is None:
+        start = getattr(entry, "start_line", None) or 0
+    return start + 1 + offset
+
+
+def _too_long(entry: object, where: str, problems: list[Diagnostic]) -> bool:
+    """Report and tell whether a field of ``entry`` is longer than ``MAX_FIELD_CHARS``."""
+    for field in entry.fields:  # type: ignore[attr-defined]
+        if isinstance(field.value, str) and len(field.value) > MAX_FIELD_CHARS:
+            problems.append(error(where, _field_line(field, entry),
+                                  f"field `{field.key}` of entry {entry.key!r} is {len(field.value):,} characters "  # type: ignore[attr-defined]
+                                  f"long; at most {MAX_FIELD_CHARS:,} are read: entry skipped", "too-long"))
+            return True
+    return False
+
+
+_PERCENT = re.compile(r"(\\*)%")
+
+
+def _comments(entry: object, where: str) -> list[Diagnostic]:
+    """A warning for each unescaped ``%`` that cuts text out of a field: LaTeX reads it as a comment to the end of
+    the line (``\\%`` is a percent sign)."""
+    found = []
+    for field in entry.fields:  # type: ignore[attr-defined]
+        value = field.value
+        if not isinstance(value, str) or "%" not in value:
+            continue
+        for m in _PERCENT.finditer(value):
+            if len(m.group(1)) % 2:
+                continue  # \% (an odd number of backslashes): an escaped percent sign
+            end = value.find("\n", m.end())
+            dropped = " ".join(value[m.end():end if end >= 0 else len(value)].split())
+            if not dropped:
+                continue  # a comment at the end of a line, as LaTeX sources use them
+            shown = dropped if len(dropped) <= 40 else dropped[:40] + "…"
+            line = _field_line(field, entry, value.count("\n", 0, m.start()))
+            found.append(warning(where, line, f"`%` starts a LaTeX comment in `{field.key}`: the rest of the line "
+                                 f"is dropped ({shown!r}); write \\% for a percent sign", "latex-comment"))
+    return found
 
 
 def _field_text(value: object) -> str:

@@ -1,17 +1,20 @@
 """Old URLs kept alive: each ``aliases:`` entry of a note becomes a page that redirects to the note.
 
-An alias never takes the URL of a real page (the planner keeps the first page
-that claims a URL, and this kind runs last).
+The resolve stage has already normalised every alias (``a/b/``), refused the
+ones that would leave the site or take a name or URL the site uses, and reported
+them; this kind checks each again with the same rules (``site/paths.py``) before
+planning a page, so no alias can reach the publisher unchecked. An alias never
+takes the URL of a real page (the planner keeps the first page that claims a
+URL, and this kind runs last).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from papernotes.site import paths
 from papernotes.site.contexts import Page, RedirectContext
 from papernotes.site.markdown import title_text
 from papernotes.site.plan import PageKind, PlanSettings, Scope, SiteIndex
-
-RESERVED_PAGES = frozenset({"search/", "404.html"})
 
 
 def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
@@ -19,9 +22,12 @@ def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterat
         if scope is not None and entry.note.path not in scope.notes:
             continue
         title = title_text(entry.note.title)
-        for alias in entry.note.aliases:
-            url = alias.strip("/") + "/"
-            if url != entry.url and url not in site.urls and url not in RESERVED_PAGES:
+        for alias in entry.note.aliases[:paths.MAX_ALIASES]:
+            try:
+                url = paths.alias_url(alias)
+            except paths.UnsafePath:
+                continue  # reported by the resolve stage
+            if url != entry.url and url not in site.urls:
                 yield Page(url, "redirect.html", title, RedirectContext(entry.url, title))
 
 
