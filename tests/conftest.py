@@ -15,6 +15,11 @@ EXAMPLES = REPO / "examples"
 SHARED = Path(os.environ.get("PAPERNOTES_SHARED", REPO.parent / "shared"))
 
 
+def example_notes(root: Path = EXAMPLES) -> list[Path]:
+    """The original notes under ``root``, without their translations (``foo.en.md``)."""
+    return sorted(p for p in root.rglob("*.md") if not p.name.endswith((".en.md", ".zh.md")))
+
+
 def write_note(root: Path, rel: str, **fields: object) -> Path:
     """Write a small note; ``body`` is the Markdown after the front matter."""
     body = str(fields.pop("body", "## 一句话总结\n一句话。\n"))

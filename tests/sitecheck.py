@@ -106,10 +106,15 @@ def site_files(site: Path) -> dict[str, bytes]:
 
 
 def site_contents(site: Path) -> dict[str, bytes]:
-    """Every file, the search postings as what they hold (an incremental build writes a delta where a
-    clean one cuts the shards anew): equal for an incremental build and a clean one of the same corpus."""
+    """Every file, each edition's search postings as what they hold (an incremental build writes a delta where
+    a clean one cuts the shards anew): equal for an incremental build and a clean one of the same corpus."""
     from papernotes.site.search.contents import index_contents
 
-    files = {rel: data for rel, data in site_files(site).items()
-             if not rel.startswith("search/t/") and rel not in ("search/index.json", ".papernotes-site")}
-    return {**files, "search contents": repr(index_contents(site)).encode()}
+    out = {rel: data for rel, data in site_files(site).items() if rel != ".papernotes-site"}
+    for prefix in ("", "en/", "zh/"):
+        if f"{prefix}search/index.json" not in out:
+            continue
+        out = {rel: data for rel, data in out.items()
+               if not rel.startswith(f"{prefix}search/t/") and rel != f"{prefix}search/index.json"}
+        out[f"{prefix}search contents"] = repr(index_contents(site / prefix)).encode()
+    return out

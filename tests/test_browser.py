@@ -112,3 +112,31 @@ def test_search_finds_chinese_and_english_and_filters_by_venue(page, served: Dev
         assert "ICLR2024" in where
     page.click("#results dt a")
     page.wait_for_selector("article.note")
+
+
+LORA = "ICML2024/optimization/lora_efficient_low_rank_adaptation_of_large_models/"
+
+
+def test_the_language_switch_lands_on_the_same_paper(page, served: DevServer) -> None:
+    page.goto(served.url + LORA)
+    assert page.evaluate("document.documentElement.lang") == "zh-CN"
+    page.click(".langswitch a[hreflang=en]")
+    page.wait_for_url(served.url + "en/" + LORA)
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.inner_text("article.note h1").startswith("LoRA+")
+    assert "TL;DR" in page.inner_text("article.note") and "Venue" in page.inner_text("article.note .meta")
+    page.click(".langswitch a[hreflang=zh]")
+    page.wait_for_url(served.url + LORA)
+    assert "一句话总结" in page.inner_text("article.note")
+
+
+def test_the_english_edition_searches_english_text_and_stays_english(page, served: DevServer) -> None:
+    page.goto(served.url + "en/search/?q=learning%20rate")
+    page.wait_for_selector("#results dt")
+    assert page.inner_text("h1") == "Search"
+    page.click("#results dt a")
+    page.wait_for_selector("article.note")
+    english = page.url
+    assert english.startswith(served.url + "en/") and page.evaluate("document.documentElement.lang") == "en"
+    page.click(".langswitch a[hreflang=zh]")
+    page.wait_for_url(served.url + english.removeprefix(served.url + "en/"))

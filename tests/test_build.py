@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, write_note
+from conftest import EXAMPLES, example_notes, write_note
 from papernotes.corpus.frontmatter import read
 from papernotes.site.build import build
 from papernotes.errors import BuildError
@@ -18,7 +18,7 @@ from sitecheck import dead_links, internal_links, page_lines, resolve_link
 def corpus_cells() -> Counter[tuple[str, str]]:
     """(venue, domain) -> number of notes, read from the example files themselves."""
     cells: Counter[tuple[str, str]] = Counter()
-    for path in EXAMPLES.rglob("*.md"):
+    for path in example_notes():
         meta, _, _ = read(path.read_text(encoding="utf-8"))
         cells[(meta["venue"], meta["domain"])] += 1
     return cells
@@ -26,7 +26,7 @@ def corpus_cells() -> Counter[tuple[str, str]]:
 
 def test_builds_every_kind_of_page(example_site) -> None:
     site, result = example_site
-    assert result.errors == [] and result.notes == len(list(EXAMPLES.rglob("*.md")))
+    assert result.errors == [] and result.notes == len(example_notes())
     for rel in ("index.html", "404.html", "ICML2024/index.html", "ICML2024/optimization/index.html",
                 "domains/index.html", "domains/optimization/index.html", "topics/index.html",
                 "topics/optimizer/index.html", "search/index.html", "search/index.json",
@@ -151,7 +151,7 @@ def test_rebuild_is_incremental_and_removes_deleted_pages(tmp_path: Path) -> Non
     assert not first.up_to_date and first.rendered == first.pages
     again = build(corpus, site)
     assert again.up_to_date and again.rendered == 0
-    note = next(corpus.glob("ICML2024/optimization/*.md"))
+    note = example_notes(corpus / "ICML2024/optimization")[0]
     text = note.read_text(encoding="utf-8")
     note.write_text(text.replace("## 一句话总结\n", "## 一句话总结\n新的总结，唯一标记 QQZZ。\n\n", 1), encoding="utf-8")
     edited = build(corpus, site)
@@ -162,7 +162,7 @@ def test_rebuild_is_incremental_and_removes_deleted_pages(tmp_path: Path) -> Non
     assert removed.removed >= 1 and not (site / "ICML2024/optimization" / note.stem).exists()
     assert dead_links(site) == []
     assert (site / "ICML2024/optimization/index.html").read_text(encoding="utf-8").count("<dt>") == \
-        len(list(corpus.glob("ICML2024/optimization/*.md")))
+        len(example_notes(corpus / "ICML2024/optimization"))
 
 
 def test_bad_note_is_reported_and_the_rest_builds(tmp_path: Path) -> None:
@@ -172,7 +172,7 @@ def test_bad_note_is_reported_and_the_rest_builds(tmp_path: Path) -> None:
     bad.write_text("---\ntitle: Broken\nvenue: ICML2024\n---\n## 一句话总结\nx\n", encoding="utf-8")
     result = build(corpus, tmp_path / "site")
     assert [str(d) for d in result.errors] == ["ICML2024/optimization/broken.md:1: error: missing required field `domain`"]
-    assert result.notes == len(list(EXAMPLES.rglob("*.md")))
+    assert result.notes == len(example_notes())
     with pytest.raises(BuildError):
         build(corpus, tmp_path / "strict-site", strict=True)
     assert not (tmp_path / "strict-site").exists()
@@ -226,8 +226,8 @@ def test_english_site_from_the_same_corpus(tmp_path: Path) -> None:
     lines = page_lines((site / "ICML2024/optimization/index.html").read_text(encoding="utf-8"), "article")
     assert lines[0] == "📐 Optimization & Theory¶"
     assert re.fullmatch(r"🧪 ICML2024 · \d+ paper notes", lines[1])
-    assert lines[2].startswith("📌 Same domain at other venues: ")
-    assert lines[3].startswith("🔥 Hot topics: ")
+    assert lines[2].startswith("📌 Same area in other venues: ")
+    assert lines[3].startswith("🔥 Top topics: ")
 
 
 def test_unknown_domain_and_venue_are_errors_until_a_taxonomy_file_adds_them(tmp_path: Path) -> None:

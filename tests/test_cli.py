@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, write_note
+from conftest import EXAMPLES, example_notes, write_note
 from papernotes import __version__
 from papernotes.cli import app
 
@@ -64,7 +64,7 @@ def test_check_exit_status_and_json(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLES, corpus)
     clean = runner.invoke(app, ["check", str(corpus), "--no-classifier"])
     assert clean.exit_code == 0, clean.output
-    note = next(corpus.glob("ICML2024/optimization/*.md"))
+    note = example_notes(corpus / "ICML2024/optimization")[0]
     text = note.read_text(encoding="utf-8")
     note.write_text(text.replace("## 一句话总结\n", "## 一句话总结\n坏公式 $\\frac{a}{b}^^2$。\n\n", 1)
                     + "\n见 [不存在的笔记](../nowhere/missing.md)。\n", encoding="utf-8")

@@ -35,9 +35,12 @@ TRIALS = 24
 
 def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:
     notes = sorted(corpus.rglob("*.md"))
-    if kind == "config":
-        (corpus / "papernotes.toml").write_text(f'title = "Notes {n}"\n', encoding="utf-8")
+    if kind == "config":  # the other edition comes and goes with the config
+        editions = 'languages = ["zh", "en"]\n' if n % 2 else ""
+        (corpus / "papernotes.toml").write_text(f'title = "Notes {n}"\n{editions}', encoding="utf-8")
         return
+    if kind == "remove":  # an original: a translation alone may change no page when the site has one edition
+        notes = [p for p in notes if not p.name.endswith((".en.md", ".zh.md"))]
     for note in rng.sample(notes, 3 if kind != "remove" else 1):
         if kind == "remove":
             note.unlink()

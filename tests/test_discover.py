@@ -16,7 +16,7 @@ import feedparser
 import pytest
 import xmlschema
 
-from conftest import EXAMPLES, write_note
+from conftest import EXAMPLES, example_notes, write_note
 from papernotes.site.build import build
 from sitecheck import dead_links
 
@@ -81,7 +81,10 @@ def test_every_feed_parses_and_links_to_built_pages(example_site) -> None:
         for entry in feed.entries:
             assert page_of(site, entry.link).is_file() and entry.id == entry.link
     everything = feedparser.parse((site / "feeds/all.xml").read_bytes())
-    assert len(everything.entries) == len(list(EXAMPLES.rglob("*.md")))  # 47 notes: under FEED_ENTRIES
+    assert len(everything.entries) == len(example_notes())  # 47 notes: under FEED_ENTRIES
+    english = feedparser.parse((site / "en/feeds/all.xml").read_bytes())  # the English edition's, its own URLs
+    assert len(english.entries) == len(example_notes()) and english.feed.language == "en"
+    assert all(e.link.startswith(f"{BASE}en/") and page_of(site, e.link).is_file() for e in english.entries)
     # a topic's feed holds exactly the notes its page lists
     topic = feedparser.parse((site / "feeds/topics/llm.xml").read_bytes())
     listed = re.findall(r'<dt><a href="([^"]+)"', (site / "topics/llm/index.html").read_text(encoding="utf-8"))
@@ -94,7 +97,10 @@ def test_sitemap_validates_and_lists_every_page(example_site) -> None:
     xmlschema.XMLSchema(SITEMAP_XSD).validate(data)
     locs = re.findall(r"<loc>([^<]+)</loc>", data)
     pages = {p for p in site.rglob("index.html") if "search" not in p.parts}
-    assert {page_of(site, u) for u in locs} == pages  # every page but search, and nothing else
+    english = {p for p in pages if p.relative_to(site).parts[0] == "en"}
+    assert {page_of(site, u) for u in locs} == pages - english  # every page but search, and nothing else
+    en_locs = re.findall(r"<loc>([^<]+)</loc>", (site / "en/sitemap.xml").read_text(encoding="utf-8"))
+    assert {page_of(site, u) for u in en_locs} == english  # the English edition's sitemap: its pages
     assert (site / "robots.txt").read_text(encoding="utf-8").splitlines()[-1] == f"Sitemap: {BASE}sitemap.xml"
 
 

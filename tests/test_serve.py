@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, example_notes
 from papernotes.site.serve import EVENTS_PATH, DevServer
 
 
@@ -62,7 +62,7 @@ def test_edit_triggers_rebuild_and_reload_event(server: DevServer) -> None:
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     time.sleep(0.3)
-    note = next(server.corpus.glob("ICML2024/optimization/*.md"))
+    note = example_notes(server.corpus / "ICML2024/optimization")[0]
     note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n实时更新 ZZQQ。\n\n", 1),
                     encoding="utf-8")
     deadline = time.time() + 20
@@ -94,11 +94,13 @@ def wait_for(predicate, timeout: float = 20.0) -> bool:  # type: ignore[no-untyp
 def test_a_body_edit_renders_only_that_note_without_scanning(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(EXAMPLES, corpus)
+    # one edition: with two, an edit plans both editions whole (and renders the pages that changed)
+    (corpus / "papernotes.toml").write_text('title = "papernotes example"\n', encoding="utf-8")
     results = []
     srv = DevServer(corpus, tmp_path / "site", port=0, on_build=results.append)
     srv.start()
     try:
-        note = next(corpus.glob("ICML2024/optimization/*.md"))
+        note = example_notes(corpus / "ICML2024/optimization")[0]
         note.write_text(note.read_text(encoding="utf-8") + "\n\n追加 QWKX。\n", encoding="utf-8")
         assert wait_for(lambda: "QWKX" in get(srv.url + f"ICML2024/optimization/{note.stem}/")[1])
         assert wait_for(lambda: len(results) >= 2)

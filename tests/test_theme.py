@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from conftest import EXAMPLES, REPO
+from conftest import EXAMPLES, REPO, example_notes
 from papernotes.cli import app
 from papernotes.errors import BuildError
 from papernotes.site.build import build
@@ -65,10 +65,11 @@ def test_the_example_theme_overrides_only_what_it_names(themed_site, example_sit
     assert set(themed) == set(plain) | {"assets/listing.css"}
     listing_pages = {p.file for p in read_manifest(plain[MANIFEST_NAME]).pages if p.kind == "venue_domain"}
     assert len(listing_pages) == 17
+    listing_pages |= {f"en/{rel}" for rel in listing_pages}  # the English edition's
     for rel in listing_pages:
         html = themed[rel].decode()
         assert '<ol class="paper-list">' in html and '<dl class="papers">' not in html, rel
-        assert '<link rel="stylesheet" href="../../assets/listing.css">' in html
+        assert f'<link rel="stylesheet" href="{"../" * rel.count("/")}assets/listing.css">' in html
         assert '<dl class="papers">' in plain[rel].decode()
     assert themed["assets/palette.css"] == (THEME / "static/palette.css").read_bytes() != plain["assets/palette.css"]
     assert themed["assets/listing.css"] == (THEME / "static/listing.css").read_bytes()
@@ -143,12 +144,15 @@ def test_a_note_left_off_its_listing_or_no_record_fails(themed_site, tmp_path: P
 def test_incremental_builds_keep_the_record_current(tmp_path: Path) -> None:
     """A note removed, one moved to another domain and one edited: the rebuilt site still passes the check."""
     corpus = themed_corpus(tmp_path)
+    config = corpus / "papernotes.toml"  # one edition: a body edit then re-renders the note's page alone
+    config.write_text(re.sub(r"(?m)^languages = .*\n", "", config.read_text(encoding="utf-8")), encoding="utf-8")
     site = tmp_path / "site"
     build(corpus, site)
-    notes = sorted(corpus.glob("ICML2024/optimization/*.md"))
+    notes = example_notes(corpus / "ICML2024/optimization")
     notes[0].unlink()
-    moved = notes[1].read_text(encoding="utf-8").replace("domain: optimization", "domain: llm_reasoning", 1)
-    notes[1].write_text(moved, encoding="utf-8")
+    for note in (notes[1], *notes[1].parent.glob(f"{notes[1].stem}.??.md")):  # a translation moves along
+        note.write_text(note.read_text(encoding="utf-8").replace("domain: optimization", "domain: llm_reasoning", 1),
+                        encoding="utf-8")
     notes[2].write_text(notes[2].read_text(encoding="utf-8") + "\nOne more sentence.\n", encoding="utf-8")
     again = build(corpus, site)
     assert not again.up_to_date and again.removed >= 1

@@ -61,6 +61,14 @@ class SiteConfig(BaseModel):
     title: str = Field("Paper Notes", description="Site title shown in the header and <title>.")
     description: str = Field("", description="One-line description for the home page and feeds.")
     language: Literal["zh", "en"] = Field("zh", description="Language of the site's interface and taxonomy names.")
+    languages: list[Literal["zh", "en"]] = Field(
+        default_factory=list, description="Editions to build, e.g. [\"zh\", \"en\"]: the site language's at /, each "
+        "other one under /en/ (or /zh/) with the same URLs below it, showing the notes' translations (foo.en.md) "
+        "where there are some. Empty: the site language only.")
+    untranslated: Literal["show", "hide"] = Field(
+        "show", description="A note without a translation into an edition's language: shown in its own language "
+        "and marked (show, so every edition counts the same notes), or left out of that edition (hide; the site "
+        "language's edition always shows every note).")
     base_url: str = Field("/", description="Public URL of the site root, e.g. https://example.org/notes/. Atom feeds, "
                                            "sitemap.xml, canonical and OpenGraph URLs need it absolute (http or https "
                                            "with a host); with a path such as / they are left out and the build warns "
@@ -90,6 +98,17 @@ class SiteConfig(BaseModel):
                                       {"folder": str(folder)})
         return value
 
+    @field_validator("languages")
+    @classmethod
+    def _distinct_languages(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise PydanticCustomError("languages", "a language is listed twice: {value}", {"value": value})
+        return value
+
+    @property
+    def editions(self) -> tuple[str, ...]:
+        """The languages of the editions to build, the site language's first (it is published at ``/``)."""
+        return (self.language, *(lang for lang in self.languages if lang != self.language))
     @property
     def absolute_base(self) -> str:
         """``base_url`` with a trailing ``/`` when it is absolute (``https://host/…``), else ``""``."""

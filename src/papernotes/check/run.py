@@ -19,6 +19,7 @@ from pathlib import Path
 
 from papernotes.cache import BuildCache
 from papernotes.check.site import site_problems
+from papernotes.check.translations import translation_problems
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
@@ -197,7 +198,8 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     diagnostics = [*parse_problems, *problems]
     for note in notes:
         diagnostics.extend(section_problems(note))
-    diagnostics.extend(duplicate_problems(notes))
+    diagnostics.extend(duplicate_problems([n for n in notes if n.translation_of is None]))
+    diagnostics.extend(translation_problems(notes, parse_problems))
     diagnostics.extend(link_problems(root, entries))
     diagnostics.extend(topic_problems(entries))
     if options.formulas:

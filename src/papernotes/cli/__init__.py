@@ -2,7 +2,7 @@
 
 ``app`` lives in ``cli.app``; importing this package registers every command on it.
 """
-from papernotes.cli import classify, intake, migrate, site  # noqa: F401,I001  (each registers its commands, in pipeline order)
+from papernotes.cli import classify, intake, translate, migrate, site  # noqa: F401,I001  (each registers its commands, in pipeline order)
 from papernotes.cli.app import app
 
 

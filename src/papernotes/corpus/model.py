@@ -34,6 +34,9 @@ RATING_KEYS: dict[str, tuple[str, ...]] = {
 
 LINK_KINDS = ("arxiv", "openreview", "code", "pdf")
 
+LANGUAGES = ("zh", "en")
+"""Languages a note may be written in; also the suffixes of translations (``foo.en.md``)."""
+
 
 class SectionInfo(NamedTuple):
     """Outline entry of one ``##`` section of a note (a tuple: a large corpus has hundreds of thousands)."""
@@ -72,6 +75,19 @@ class Grounding:
         if self.not_in_paper:
             front["not_in_paper"] = list(self.not_in_paper)
         return front
+
+
+@dataclass(frozen=True, slots=True)
+class TranslationOf:
+    """What makes a note a translation: its file name has a language suffix (``foo.en.md`` of ``foo.md``)."""
+
+    original: str
+    """Path of the original, relative to the corpus: the same name without the suffix."""
+    digest: str
+    """Front matter ``translation_of.digest``: the original's ``text_digest`` when the translation was made;
+    ``""`` when the translation does not record it (made by hand)."""
+    model: str = ""
+    """Front matter ``translation_of.model``: the model that translated it (``papernotes translate``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +136,11 @@ class Note:
     """The one-line summary rendered as inline HTML."""
     grounding: Grounding | None = None
     """Front matter ``grounding``: numbers checked against the paper; ``None`` when never checked."""
+    translation_of: TranslationOf | None = None
+    """Set for a translation (``foo.en.md``); ``None`` for an original."""
+    text_digest: str = ""
+    """SHA-1 of what a translation is made from: title, front-matter summary, keywords and body
+    (``corpus.translation.text_digest``); a translation records its original's."""
 
     def line_of(self, key: str) -> int:
         return self.field_lines.get(key, 1)
@@ -131,6 +152,9 @@ class Note:
         if self.grounding is not None:
             g = self.grounding
             values[NOTE_FIELDS.index("grounding")] = (g.checked, g.unsupported, g.pdf_sha256, g.not_in_paper)
+        if self.translation_of is not None:
+            t = self.translation_of
+            values[NOTE_FIELDS.index("translation_of")] = (t.original, t.digest, t.model)
         return tuple(values)
 
     @classmethod
@@ -141,6 +165,9 @@ class Note:
         idx = NOTE_FIELDS.index("grounding")
         if idx < len(values) and values[idx] is not None:
             values[idx] = Grounding(*values[idx])
+        idx = NOTE_FIELDS.index("translation_of")
+        if idx < len(values) and values[idx] is not None:
+            values[idx] = TranslationOf(*values[idx])
         return cls(*values)
 
 

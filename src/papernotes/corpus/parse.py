@@ -16,12 +16,13 @@ from papernotes.corpus.frontmatter import FrontMatterError, key_lines, parse, sp
 from papernotes.errors import Diagnostic, error, warning
 from papernotes.site.markdown import inline_markdown, title_html
 from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Grounding, Note, SectionInfo
+from papernotes.corpus.translation import read_record, text_digest, translation_name
 from papernotes.taxonomy import suggest
 
 
 REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
-              "ratings", "aliases", "abstract", "status", "slug", "grounding"}
+              "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of"}
 """Keys the parser reads into ``Note`` fields."""
 WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model",  # draft
                           "meta", "mkdocs_header", "domain_label"})  # import-mkdocs
@@ -260,7 +261,8 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
     problems.extend(error(path, line_of(str(key)), message, "unknown-key")
                     for key in data if (message := unknown_key(key)) is not None)
 
-    slug = path.rsplit("/", 1)[-1].removesuffix(".md")
+    original, name_lang = translation_name(path)  # a translation foo.en.md has its original's slug
+    slug = original.rsplit("/", 1)[-1].removesuffix(".md")
     if isinstance(data.get("slug"), str) and data["slug"].strip():
         slug = data["slug"].strip()
     if "/" in slug or slug in ("", ".", ".."):
@@ -332,9 +334,13 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
     summary = fields["summary"] or section_summary
     if not summary and fields["status"] != "stub":
         problems.append(warning(path, 1, "no one-line summary: add `summary:` or a `## 一句话总结` / `## TL;DR` section", "no-summary"))
-    lang = fields["lang"] or guess_lang(body)
+    lang = fields["lang"] or name_lang or guess_lang(body)
     if lang not in ("zh", "en"):
         problems.append(warning(path, line_of("lang"), f"`lang` should be zh or en, got {lang!r}", "schema"))
+    elif name_lang and lang != name_lang:
+        problems.append(error(path, line_of("lang"), f"`lang: {lang}` in a file named as the {name_lang} "
+                                                     "translation", "translation"))
+    translation = read_record(data.get("translation_of"), path, line_of("translation_of"), problems)
 
     note = Note(
         path=path,
@@ -363,5 +369,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
         title_html=title_html(fields["title"]),
         summary_html=inline_markdown(summary),
         grounding=grounding,
+        translation_of=translation,
+        text_digest=text_digest(fields["title"], fields["summary"], lists["keywords"] or (), body),
     )
     return note, problems

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from papernotes.corpus import frontmatter
+from papernotes.corpus import frontmatter, translation
 from papernotes.corpus.frontmatter import TEXT_KEYS, FrontMatterError
 from papernotes.errors import Diagnostic, error, warning
 
@@ -34,7 +34,7 @@ GENERATED = {"index.md", "todo.md"}
 HEADER_KEY = "mkdocs_header"
 META_HEADINGS = {"基本信息", "论文信息", "paper info", "metadata"}
 """``##`` sections that hold nothing but metadata lines; moved into front matter."""
-INFO_CODES = {"unknown-label", "no-link", "old-front-matter", "repeated-label"}
+INFO_CODES = {"unknown-label", "no-link", "old-front-matter", "repeated-label", "twin-only", "untranslated"}
 """Findings that do not lose anything; listed as info, not warnings."""
 
 #: Known labels (case-folded) -> typed field; ``meta`` keeps what none of them reproduces.
@@ -43,6 +43,7 @@ LABELS: dict[str, str] = {
     "领域": "domain_label", "关键词": "keywords", "keywords": "keywords",
     "作者": "authors", "authors": "authors",
     "会议": "", "venue": "", "conference": "",  # the folder names the venue; text kept in meta
+    "domain": "domain_label", "area": "domain_label", "field": "domain_label",  # an English twin's labels
 }
 FIELD_ORDER = ("id", "title", "venue", "domain", "keywords", "authors", "links", "domain_label", "meta", HEADER_KEY)
 CANON_ORDER = ("会议", "arXiv", "OpenReview", "代码", "PDF", "作者", "领域", "关键词")
@@ -372,3 +373,27 @@ def source_text(fm: dict[str, Any], body: str) -> str:
 def render_note(fm: dict[str, Any], body: str) -> str:
     """The imported file: YAML front matter, then the body verbatim."""
     return frontmatter.render(fm, body)
+
+
+def as_translation(text: str, lang: str, digest: str) -> str:
+    """An imported note (``render_note``'s text) from a twin tree, as the ``lang`` translation of the note
+    imported from DOCS, whose ``text_digest`` was ``digest`` when the twin matched it."""
+    return _with(text, {"lang": lang, translation.KEY: translation.to_front(digest)})
+
+
+def as_original(text: str, lang: str) -> str:
+    """An imported note with its language said: a DOCS note of a twin import, or a twin note DOCS does not have."""
+    return _with(text, {"lang": lang})
+
+
+def _with(text: str, fields: dict[str, Any]) -> str:
+    """``text``, as ``render_note`` wrote it, with ``fields`` (written by ``frontmatter.dump``) after its
+    ``domain:`` line, a slug on one line. Spliced, not read and written again: rendering is most of an import's
+    time, and ``frontmatter.update`` reads its result back to check it."""
+    close = text.find("\n---\n")
+    domain = _DOMAIN_LINE.search(text, 0, close + 1)
+    at = domain.end() if domain is not None else close + 1
+    return text[:at] + frontmatter.dump(fields) + text[at:]
+
+
+_DOMAIN_LINE = re.compile(r"^domain:[^\n]*\n", re.MULTILINE)

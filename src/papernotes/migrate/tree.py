@@ -19,13 +19,15 @@ import re
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 from papernotes import __version__
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
+from papernotes.corpus.model import LANGUAGES
+from papernotes.corpus.translation import translation_path
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.migrate.convert import (
     GENERATED,
@@ -33,6 +35,8 @@ from papernotes.migrate.convert import (
     MANIFEST,
     MD_LINK,
     REPORT,
+    as_original,
+    as_translation,
     convert_note,
     header_lines,
     label_of,
@@ -62,6 +66,16 @@ class ImportReport:
     """Notes edited or deleted in DEST *and* changed at the source: left alone unless ``force``."""
     skipped: int = 0
     """Files not imported: generated pages, files outside ``{VENUE}/{domain}/``, empty or unreadable files."""
+    twin_lang: str = ""
+    """Language of the twin tree (``--translation en=EN_DOCS``); ``""`` without one."""
+    twin_notes: int = 0
+    """Note files found in the twin tree."""
+    translations: int = 0
+    """Twin notes with a DOCS note of the same path: imported as its translation ``foo.en.md``."""
+    twin_only: int = 0
+    """Twin notes DOCS does not have: imported as originals in the twin's language."""
+    untranslated: int = 0
+    """DOCS notes the twin does not have: imported without a translation."""
     seconds: float = 0.0
     labels: dict[str, int] = field(default_factory=dict)
     """How many notes carry each metadata label."""
@@ -82,7 +96,9 @@ class ImportReport:
         return {
             "docs": str(self.docs), "dest": str(self.dest), "papernotes": __version__,
             "counts": {"notes": self.notes, "imported": self.imported, "unchanged": self.unchanged,
-                       "kept_edits": self.kept, "conflicts": self.conflicts, "skipped": self.skipped},
+                       "kept_edits": self.kept, "conflicts": self.conflicts, "skipped": self.skipped,
+                       **({"twin_notes": self.twin_notes, "translations": self.translations,
+                           "twin_only": self.twin_only, "untranslated": self.untranslated} if self.twin_lang else {})},
             "seconds": round(self.seconds, 3),
             "labels": dict(sorted(self.labels.items(), key=lambda kv: -kv[1])),
             "diagnostics": [{"path": d.path, "line": d.line, "level": self.level(d), "code": d.code,
@@ -100,6 +116,45 @@ class _Converted:
     links: tuple[tuple[int, str], ...]
     """``(line, target)`` of relative ``.md`` links in the body."""
     labels: tuple[str, ...]
+    text_digest: str = ""
+    """With a twin: the note's ``text_digest`` (DOCS notes), or the one its translation records (twin notes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """What a twin import adds to one converted note, in the worker that converts it."""
+
+    lang: str
+    """The note's language (``lang:`` is written)."""
+    digest: bool = False
+    """Take the note's ``text_digest`` (a DOCS note the twin has too: its translation records it)."""
+    original: str = ""
+    """For a twin note with a DOCS note: that note's ``text_digest``, making it its translation."""
+    previous: tuple[str, str] = ("", "")
+    """The translation's manifest entry: ``(source hash, digest recorded)`` when it was last imported."""
+
+
+def _marked(item: _Converted, mark: _Mark) -> _Converted:
+    """``item`` in its language: a DOCS note (its ``text_digest`` taken), a twin note as the translation
+    of the DOCS note of the same path (written as ``foo.en.md``), or a twin note DOCS does not have, as an original.
+
+    A translation records the DOCS note's digest, but keeps the one it recorded before while its twin
+    source is unchanged: a DOCS note that changed since then is reported stale by ``check``, as it should be.
+    """
+    if item.data is None:
+        return item
+    text = item.data.decode("utf-8")
+    if not mark.original:
+        text = as_original(text, mark.lang)
+        if not mark.digest:
+            return replace(item, data=text.encode("utf-8"))
+        from papernotes.corpus.parse import parse_note  # in the worker: the Markdown engine loads there
+
+        note, _ = parse_note(item.rel, text)
+        return replace(item, data=text.encode("utf-8"), text_digest=note.text_digest if note is not None else "")
+    source, recorded = mark.previous
+    digest = recorded if recorded and source == item.source_hash else mark.original
+    return replace(item, text_digest=digest, data=as_translation(text, mark.lang, digest).encode("utf-8"))
 
 
 def _sha(data: bytes) -> str:
@@ -142,18 +197,25 @@ def _is_note_link(target: str) -> bool:
     return path.endswith(".md") and not path.startswith("/") and not re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", path)
 
 
-def _convert_chunk(args: tuple[str, list[str]]) -> list[_Converted]:
-    docs, rels = args
-    return [_convert_file(Path(docs), rel) for rel in rels]
+def _convert_chunk(args: tuple[str, list[str], dict[str, _Mark]]) -> list[_Converted]:
+    docs, rels, marks = args
+    out = []
+    for rel in rels:
+        item = _convert_file(Path(docs), rel)
+        out.append(_marked(item, marks[rel]) if rel in marks else item)
+    return out
 
 
-def _convert_all(docs: Path, rels: list[str], workers: int) -> Iterator[_Converted]:
+def _convert_all(docs: Path, rels: list[str], workers: int,
+                 marks: dict[str, _Mark] | None = None) -> Iterator[_Converted]:
     """Converted notes in order, chunk by chunk as they are ready (so writing can start early)."""
+    marks = marks or {}
     if len(rels) < PARALLEL_THRESHOLD or workers < 2:
-        yield from _convert_chunk((str(docs), rels))
+        yield from _convert_chunk((str(docs), rels, marks))
         return
     chunk = max(50, len(rels) // (workers * 4) + 1)
-    jobs = [(str(docs), rels[i:i + chunk]) for i in range(0, len(rels), chunk)]
+    jobs = [(str(docs), part, {r: marks[r] for r in part if r in marks})
+            for part in (rels[i:i + chunk] for i in range(0, len(rels), chunk))]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for part in pool.map(_convert_chunk, jobs):
             yield from part
@@ -237,9 +299,9 @@ def _write(path: Path, data: bytes) -> str:
     return ""
 
 
-def _link_problems(converted: list[_Converted]) -> Iterator[Diagnostic]:
+def _link_problems(converted: list[_Converted], imported: set[str] | None = None) -> Iterator[Diagnostic]:
     """Relative ``.md`` links that do not lead to an imported note (they will not resolve in the site either)."""
-    imported = {c.rel for c in converted if c.data is not None}
+    imported = imported if imported is not None else {c.rel for c in converted if c.data is not None}
     for item in converted:
         for line, target in item.links:
             path = posixpath.normpath(posixpath.join(posixpath.dirname(item.rel), unquote(target.split("#", 1)[0])))
@@ -257,29 +319,90 @@ def _default_title(docs: Path) -> str:
     return m.group(1) if m else "Paper Notes"
 
 
-def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None = None) -> ImportReport:
-    """Import ``docs`` into ``dest``; never overwrites a file edited since the last import unless ``force``."""
+@dataclass(frozen=True, slots=True)
+class Twin:
+    """The same notes in another language, in a tree of its own with the same slugs (``--translation en=EN_DOCS``)."""
+
+    lang: str
+    docs: Path
+
+
+def _twin_scan(twin: Twin, report: ImportReport) -> list[str]:
+    """The twin's note paths; what is not a note is counted and reported under ``lang:path``."""
+    scratch = ImportReport(twin.docs, report.dest)
+    rels = _scan(twin.docs, scratch)
+    report.skipped += scratch.skipped
+    report.diagnostics.extend(replace(d, path=f"{twin.lang}:{d.path}") for d in scratch.diagnostics)
+    return rels
+
+
+def _twin_marks(twin: Twin, twin_rels: list[str], originals: set[str], digests: dict[str, str],
+                manifest: dict[str, dict[str, str]], report: ImportReport) -> dict[str, _Mark]:
+    """How each twin note is imported: as a translation, or as an original (reported); a note whose DOCS
+    namesake was not imported is left out (reported)."""
+    marks: dict[str, _Mark] = {}
+    for rel in twin_rels:
+        shown = f"{twin.lang}:{rel}"
+        if rel not in originals:
+            report.twin_only += 1
+            report.diagnostics.append(warning(shown, 0, f"not in DOCS: imported as an original in {twin.lang}",
+                                              "twin-only"))
+            marks[rel] = _Mark(twin.lang)
+        elif digests.get(rel):
+            entry = manifest.get(translation_path(rel, twin.lang)) or {}
+            marks[rel] = _Mark(twin.lang, original=digests[rel],
+                               previous=(str(entry.get("source", "")), str(entry.get("original", ""))))
+            report.translations += 1
+        else:
+            report.skipped += 1
+            report.diagnostics.append(warning(shown, 0, f"{rel} of DOCS was not imported, so neither is its "
+                                              "translation", "twin-orphan"))
+    return marks
+
+
+def _other(lang: str) -> str:
+    return next(other for other in LANGUAGES if other != lang)
+
+
+def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None = None,
+                twin: Twin | None = None) -> ImportReport:
+    """Import ``docs`` (and its ``twin`` as translations) into ``dest``; never overwrites a file edited since the
+    last import unless ``force``."""
     started = time.perf_counter()
     docs, dest = docs.resolve(), dest.resolve()
     if not docs.is_dir():
         raise CorpusError(f"{docs}: MkDocs docs directory not found")
     if dest == docs or dest.is_relative_to(docs) or docs.is_relative_to(dest):
         raise CorpusError(f"{dest}: DEST must not be DOCS, inside it, or contain it")
+    if twin is not None:
+        twin = Twin(twin.lang, twin.docs.resolve())
+        if not twin.docs.is_dir():
+            raise CorpusError(f"{twin.docs}: MkDocs docs directory of the {twin.lang} twin not found")
+        if twin.docs == docs or dest == twin.docs or dest.is_relative_to(twin.docs) or twin.docs.is_relative_to(dest):
+            raise CorpusError(f"{twin.docs}: the twin must not be DOCS, and DEST must not be it, inside it, or "
+                              "contain it")
+    workers = workers or os.cpu_count() or 1
     report = ImportReport(docs, dest)
     rels = _scan(docs, report)
     report.notes = len(rels)
+    twin_rels = _twin_scan(twin, report) if twin is not None else []
+    report.twin_lang, report.twin_notes = (twin.lang if twin is not None else ""), len(twin_rels)
+    originals, paired = set(rels), set(rels) & set(twin_rels)
     state = dest / CACHE_DIR
     manifest = _load_manifest(state / MANIFEST, report)
     files = dict(manifest)
     converted: list[_Converted] = []
+    twin_items: list[_Converted] = []
+    digests: dict[str, str] = {}
     writes = []
     with ThreadPoolExecutor(max_workers=WRITE_THREADS) as writer:
-        for item in _convert_all(docs, rels, workers or os.cpu_count() or 1):
-            converted.append(item)
+
+        def take(item: _Converted, extra: dict[str, str]) -> None:
+            """Plan one converted note against DEST and the manifest; write it when that is the plan."""
             report.diagnostics.extend(item.problems)
             if item.data is None:
                 report.skipped += 1
-                continue
+                return
             for label in set(item.labels):
                 report.labels[label] = report.labels.get(label, 0) + 1
             action, message = _plan(item, dest, manifest.get(item.rel), force)
@@ -288,13 +411,30 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
                                           else warning(item.rel, 0, message, "forced"))
             if action == "conflict":
                 report.conflicts += 1
-                continue
-            files[item.rel] = {"source": item.source_hash, "written": _sha(item.data)}
+                return
+            files[item.rel] = {"source": item.source_hash, "written": _sha(item.data), **extra}
             if action in ("unchanged", "kept"):
                 report.unchanged += 1
                 report.kept += action == "kept"
             else:
                 writes.append((item.rel, writer.submit(_write, dest / item.rel, item.data)))
+
+        # with a twin, DOCS notes are in the other language; those the twin has too give their digest
+        base = {rel: _Mark(_other(twin.lang), rel in paired) for rel in rels} if twin is not None else {}
+        for item in _convert_all(docs, rels, workers, base):
+            converted.append(item)
+            take(item, {})
+            if item.rel in paired and item.data is not None:
+                digests[item.rel] = item.text_digest
+        if twin is not None:
+            marks = _twin_marks(twin, twin_rels, originals, digests, manifest, report)
+            for item in _convert_all(twin.docs, [rel for rel in twin_rels if rel in marks], workers, marks):
+                twin_items.append(item)
+                item = replace(item, problems=tuple(replace(d, path=f"{twin.lang}:{d.path}") for d in item.problems))
+                if marks[item.rel].original:
+                    take(replace(item, rel=translation_path(item.rel, twin.lang)), {"original": item.text_digest})
+                else:
+                    take(item, {})
     for rel, future in writes:
         if failed := future.result():
             report.diagnostics.append(error(rel, 0, failed, "io"))
@@ -304,14 +444,26 @@ def import_tree(docs: Path, dest: Path, force: bool = False, workers: int | None
                 del files[rel]
         else:
             report.imported += 1
+    produced = set(rels)
     report.diagnostics.extend(_link_problems(converted))
+    if twin is not None:
+        report.untranslated = len(originals - paired)
+        report.diagnostics.extend(warning(rel, 0, f"not in the {twin.lang} twin: imported without a translation",
+                                          "untranslated") for rel in sorted(originals - paired))
+        imported = {c.rel for c in [*converted, *twin_items] if c.data is not None}
+        report.diagnostics.extend(replace(d, path=f"{twin.lang}:{d.path}")
+                                  for d in _link_problems(twin_items, imported))
+        produced |= {translation_path(rel, twin.lang) if rel in originals else rel for rel in twin_rels}
     report.diagnostics.extend(warning(rel, 0, "source no longer exists; the imported file is left in DEST", "source-removed")
-                              for rel in sorted(set(manifest) - set(rels)) if (dest / rel).exists())
+                              for rel in sorted(set(manifest) - produced) if (dest / rel).exists())
     if not (dest / CONFIG_NAME).exists():
         title = json.dumps(_default_title(docs), ensure_ascii=False)
-        atomic_write(dest / CONFIG_NAME, f'title = {title}\nlanguage = "zh"\n')
+        editions = f'languages = ["zh", "{twin.lang}"]\n' if twin is not None and twin.lang != "zh" else ""
+        atomic_write(dest / CONFIG_NAME, f'title = {title}\nlanguage = "zh"\n{editions}')
     if files != manifest or not (state / MANIFEST).exists():
         payload = {"version": 1, "papernotes": __version__, "docs": str(docs), "files": dict(sorted(files.items()))}
+        if twin is not None:
+            payload["translation"] = {twin.lang: str(twin.docs)}
         atomic_write(state / MANIFEST, json.dumps(payload, ensure_ascii=False, indent=1) + "\n")
     report.diagnostics.sort(key=lambda d: (d.path, d.line))
     report.seconds = time.perf_counter() - started

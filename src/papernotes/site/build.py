@@ -11,7 +11,7 @@ import hashlib
 import marshal
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,6 +85,9 @@ class SitePlan:
     """Every directory page, when the whole site was planned."""
     stale: frozenset[str] = frozenset()
     """Pages to remove, when only part of the site was planned (a complete plan removes what it lacks)."""
+    other_editions: tuple[tuple[str, str, list[Entry]], ...] = ()
+    """``(URL prefix, language, entries)`` of each edition besides the site language's (whose entries are
+    ``entries``), for their search indexes; empty on a one-language site."""
     related: str | None = None
     """Digest of the related-papers inputs the note pages were planned with (whole-site and scoped plans)."""
 
@@ -231,7 +234,8 @@ class Builder:
                                    replace=plan.complete, urls=plan.urls)
             if plan.related is not None:
                 mark_published(cache, site, plan.related)
-            result.diagnostics += cache.page_problems(site)
+            # a note shown in two editions (untranslated) reports a problem of its body once
+            result.diagnostics = list(dict.fromkeys([*result.diagnostics, *cache.page_problems(site)]))
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
@@ -239,7 +243,8 @@ class Builder:
     def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
         result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
         parse_problems = [d for group in cache.note_problems().values() for d in group]
-        result.diagnostics = [*parse_problems, *previous.problems, *cache.page_problems(self.staging.site_key)]
+        result.diagnostics = list(dict.fromkeys([*parse_problems, *previous.problems,
+                                                 *cache.page_problems(self.staging.site_key)]))
         result.seconds = time.perf_counter() - started
         return result
 
@@ -270,33 +275,41 @@ class Builder:
             for url in stale:
                 staging.remove(output_path(url))
             if plan.entries is not None:
-                record = (manifest(plan.pages) if plan.complete else
-                          updated((staging.out / MANIFEST_NAME).read_bytes(), plan.pages, stale))
+                shown = [p for p in plan.pages if not p.edition]  # the record covers the site language's edition
+                record = (manifest(shown) if plan.complete else
+                          updated((staging.out / MANIFEST_NAME).read_bytes(), shown, stale))
                 staging.write(MANIFEST_NAME, record)
                 staging.planned_writes([MANIFEST_NAME])
             search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
-            search = None
+            searches = []  # (URL prefix, files) of each edition's index
             if plan.entries is None and search_dir is not None:  # note bodies edited: those entries suffice
-                search = search_update([p.context.entry for p in plan.pages], read_body, search_dir,
-                                       project.config.language, self.workers)
+                found = search_update([p.context.entry for p in plan.pages], read_body, search_dir,
+                                      project.config.language, self.workers)
+                searches += [("", found)] if found is not None else []
             elif plan.entries is not None:
-                search = search_files(plan.entries, read_body, search_dir, project.config.language, self.workers)
-            if search is not None:
-                known = cache.load_blob(f"search:{staging.site_key}") or {}
+                for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
+                    # each edition its own store, apart from a one-language site's (whose body edits update theirs)
+                    where = search_dir / "editions" / lang if search_dir is not None and plan.other_editions else search_dir
+                    if where is not None:
+                        where.mkdir(parents=True, exist_ok=True)
+                    searches.append((prefix, search_files(entries, read_body, where, lang, self.workers)))
+            for prefix, search in searches:
+                key = f"search:{staging.site_key}" + (f":{prefix}" if prefix else "")
+                known = cache.load_blob(key) or {}
                 search_write, search_gone = search.changes(known if staging.incremental else None)
                 for rel in search_write:
-                    staging.write(rel, search[rel])
-                staging.planned_writes(search_write)
+                    staging.write(prefix + rel, search[rel])
+                staging.planned_writes([prefix + rel for rel in search_write])
                 for rel in search_gone:
-                    staging.remove(rel)
+                    staging.remove(prefix + rel)
                 # until published, what is being replaced is unknown: a build killed half-way rewrites it
-                cache.save_blob(f"search:{staging.site_key}", {**known, **dict.fromkeys(search_write + search_gone, "?")})
+                cache.save_blob(key, {**known, **dict.fromkeys(search_write + search_gone, "?")})
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
             pause("build.rendered")
             staging.commit({"papernotes": __version__, "notes": plan.state.notes})
-            if search is not None:
-                cache.save_blob(f"search:{staging.site_key}", search.digests)
+            for prefix, search in searches:
+                cache.save_blob(f"search:{staging.site_key}" + (f":{prefix}" if prefix else ""), search.digests)
         except BaseException:
             staging.abort()
             raise
@@ -307,11 +320,11 @@ class Builder:
 # ------------------------------------------------------------ resolve + plan
 
 
-def _settings(project: Project):  # type: ignore[no-untyped-def]
+def _settings(project: Project, lang: str | None = None):  # type: ignore[no-untyped-def]
     from papernotes.site.plan import PlanSettings
     from papernotes.site.theme import labels_for
 
-    return PlanSettings(project.config, project.taxonomy, labels_for(project.config.language))
+    return PlanSettings(project.config, project.taxonomy, labels_for(lang or project.config.language))
 
 
 def listing_digest(entry: Entry) -> str:
@@ -346,14 +359,47 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
     related = cached_related(note_inputs(entries), cache, workers)
     index = SiteIndex.of(entries, related.rows)
-    pages = plan_site(index, _settings(project), project.salt)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
     for cell in index.by_cell.values():
         for i, e in enumerate(cell):
             rows[e.note.path] = _published_row(e, i)
+    if len(project.config.editions) == 1:
+        pages = plan_site(index, _settings(project), project.salt)
+        state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
+        return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls,
+                        related=related.digest)
+    pages, indexes = _plan_editions(project, loaded, entries, related.rows)
     state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
-    return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls,
-                    related=related.digest)
+    (_, _, default), *others = indexes
+    return SitePlan(pages, True, state, list(rows.values()), list(default.entries), default.urls,
+                    related=related.digest,
+                    other_editions=tuple((prefix, lang, list(ix.entries)) for prefix, lang, ix in others))
+
+
+def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
+                   related: Mapping[str, tuple[str, ...]]):  # type: ignore[no-untyped-def]
+    """Every edition planned from its own entries (translations where there are some), under its prefix."""
+    from papernotes.site.editions import edition_entries, edition_related, publish, site_editions, translations
+    from papernotes.site.plan import SiteIndex, plan_site
+    from papernotes.site.theme import ui_strings
+
+    found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
+    hide = project.config.untranslated == "hide"
+    planned, indexes = [], []
+    for edition in site_editions(project.config.editions):
+        shown = edition_entries(entries, found, edition, hide)
+        index = SiteIndex.of(shown, edition_related(related, shown))
+        settings = _settings(project, edition.lang)
+        if edition.prefix:  # feeds and sitemaps make absolute URLs of the edition's (prefix-less) URLs
+            config = settings.config
+            settings = replace(settings, config=config.model_copy(update={"base_url": config.absolute_base + edition.prefix})
+                               if config.absolute_base else config)
+        pages = plan_site(index, settings, project.salt)
+        # crawlers read /robots.txt only; the other editions' sitemaps are found through hreflang
+        planned.append((edition, [p for p in pages if not (edition.prefix and p.template == "robots.txt")]))
+        indexes.append((edition.prefix, edition.lang, index))
+    names = {lang: ui_strings(lang)["language_name"] for lang in project.config.editions}
+    return publish(planned, names), indexes
 
 
 def _published_row(entry: Entry, position: int) -> PublishedNote:
@@ -384,6 +430,8 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     from papernotes.site.manifest import ManifestError, read_manifest
     from papernotes.site.plan import Scope, SiteIndex, plan_site
 
+    if len(project.config.editions) > 1:
+        return None  # groups are per edition, and a translation's edit touches its original's: plan them all
     try:
         read_manifest(record.read_bytes())  # updated in place below: it must be readable
     except (OSError, ManifestError):
@@ -458,6 +506,8 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     from papernotes.site.kinds.note import note_page
     from papernotes.site.plan import fingerprinted
 
+    if len(project.config.editions) > 1:
+        return None  # an edit shows in every edition, translated or not: plan them all (their pages are compared)
     rows = cache.published_notes(site, changed)
     if len(rows) != len(changed) or any(row.url is None for row in rows.values()):
         return None  # a new note, or one the site did not show

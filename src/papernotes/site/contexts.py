@@ -27,6 +27,19 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class Alternate:
+    """The same page in one edition of the site (the language switch, ``<link rel="alternate" hreflang>``)."""
+
+    lang: str
+    """The edition's language: ``zh`` or ``en``."""
+    label: str
+    """The language's name in that language: ``中文``, ``English``."""
+    url: str
+    """Site-relative URL of the page in that edition, prefix included (``en/ICML2026/``); that edition's
+    home when it lacks the page."""
+
+
+@dataclass(frozen=True, slots=True)
 class PaperItem:
     """One note in a listing: title linking to the note, one-line summary beneath."""
 
@@ -40,6 +53,9 @@ class PaperItem:
     """Venue / domain label shown on cross-venue listings (topic pages); empty elsewhere."""
     key: str = ""
     """Digest of the note's file: stands for title and summary in page fingerprints."""
+    lang: str = ""
+    """Language the title and summary are written in; a listing marks a note whose ``lang`` differs from the
+    page's (a note not translated into this edition's language)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,6 +397,13 @@ class Page:
     """Breadcrumb trail from the home page to the page's parent; empty on the home page."""
     fingerprint: str = ""
     """Digest of everything the page shows; the build re-renders a page only when it changes."""
+    edition: str = ""
+    """URL prefix of the page's edition: ``""`` for the site language's, ``en/`` or ``zh/`` for another.
+    ``url`` includes it; every URL of the context is relative to it (``rel`` adds it)."""
+    lang: str = ""
+    """Interface language of the page's edition (``""``: the site language)."""
+    alternates: tuple[Alternate, ...] = ()
+    """The same page in every edition, this one included; empty on a one-language site."""
 
     @property
     def output_path(self) -> str:

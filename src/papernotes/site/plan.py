@@ -18,7 +18,7 @@ import marshal
 import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
@@ -62,7 +62,7 @@ def domain_label(domain: Domain, lang: str) -> str:
 
 def paper_item(entry: Entry, context: str = "") -> PaperItem:
     note = entry.note
-    return PaperItem(note.title_html, note.summary_html, entry.url, context, note.digest)
+    return PaperItem(note.title_html, note.summary_html, entry.url, context, note.digest, note.lang)
 
 
 def hot_topics(entries: Iterable[Entry], lang: str, limit: int, minimum: int) -> tuple[Link, ...]:
@@ -173,7 +173,9 @@ class SiteIndex:
             by_cell={k: tuple(sorted(v, key=lambda e: e.note.slug)) for k, v in cells.items()},
             by_domain=_group(ordered, lambda e: e.domain.slug),
             by_topic={k: tuple(v) for k, v in by_topic.items()},
-            by_path={e.note.path: e.url for e in ordered},
+            # a translation's links to ../other.md name the originals: both paths lead to the page
+            by_path={path: e.url for e in ordered for path in (
+                (e.note.path, e.note.translation_of.original) if e.note.translation_of else (e.note.path,))},
             urls=frozenset(site_urls(ordered)),
             related=related,
         )
@@ -260,7 +262,7 @@ def fingerprinted(page: Page, salt: str) -> Page:
     """``page`` with the hash of everything it shows (and of ``salt``: code, config and taxonomy)."""
     payload = marshal.dumps((salt, page.url, page.template, page.title, _flat(page.crumbs), _flat(page.context)))
     digest = hashlib.blake2b(payload, digest_size=16).hexdigest()
-    return Page(page.url, page.template, page.title, page.context, page.crumbs, digest)
+    return replace(page, fingerprint=digest)
 
 
 # ------------------------------------------------------------------ the planner

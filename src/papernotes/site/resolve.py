@@ -40,6 +40,8 @@ def resolve(notes: Iterable[Note], diagnostics: Iterable[Diagnostic], taxonomy: 
     by_url: dict[str, Note] = {}
     by_id: dict[str, Note] = {}
     for note in notes:
+        if note.translation_of is not None:  # foo.en.md is its original's paper in another language, not a paper
+            continue
         if note.path in failed or not (note.title and note.venue and note.domain):
             continue
         try:

@@ -83,7 +83,8 @@ TEMPLATE_CONTEXTS: dict[str, type] = {
 #: Templates no page renders directly: the pages' templates extend or import them.
 PARTIAL_TEMPLATES: dict[str, str] = {
     "base.html": "The page skeleton every page template extends; blocks `head`, `main` and `scripts`.",
-    "chrome.html": "Macros `header(root)` and `footer(root)`, rendered once per page depth and passed on as `chrome`.",
+    "chrome.html": "Macros `header(root)` and `footer(root)`, rendered once per page depth and edition (with "
+                   "that edition's `lang`, `t` and `home`) and passed on as `chrome`.",
     "macros.html": "Shared fragments: `papers(items, where=false)`, `tiles(links)`, `counted(links, suffix='')`; "
                    "import them `with context` so `rel` knows the page.",
 }
@@ -95,15 +96,21 @@ TEMPLATE_GLOBALS: dict[str, str] = {
     "c": "The page's context dataclass, listed per template below.",
     "site": "The site configuration (`papernotes.toml`): `site.title`, `site.description`, `site.base_url`, "
             "`site.language`, …",
-    "lang": "Interface language: `zh` or `en`.",
+    "lang": "Interface language of the page's edition: `zh` or `en`.",
     "t": "Translated interface strings: `t('key')`, or `t('notes_count', n=3)` for strings with a placeholder "
          "(keys in `papernotes/data/i18n.toml`).",
     "root": "Path from this page to the site root, e.g. `../../` (empty on the home page; the absolute base path "
-            "on `404.html`, which is served at any depth).",
+            "on `404.html`, which is served at any depth): `{{ root }}assets/site.css` (one `assets/` for every "
+            "edition).",
+    "home": "Path from this page to its edition's root: the same as `root` on a one-language site and in the "
+            "site language's edition, one level more under `/en/`: `{{ home }}topics/`.",
+    "alternates": "The page in every edition of a multi-language site, this one included: `lang`, `label` (the "
+                  "language's own name), `url` (relative to this page) and `public` (absolute when `base_url` is, "
+                  "else `url`); empty on a one-language site.",
     "rel": "Filter: `{{ 'topics/' | rel }}` turns a site-relative URL into one relative to the current page.",
     "stars": "Function: `stars(3.5)` gives `★★★½☆`.",
-    "chrome": "Header and footer from `chrome.html`, pre-rendered for this page's depth: `chrome.header`, "
-              "`chrome.footer`.",
+    "chrome": "Header and footer from `chrome.html`, pre-rendered for this page's depth and edition: "
+              "`chrome.header`, `chrome.footer`.",
     "has_math": "True when the page shows a formula; `base.html` then loads KaTeX.",
 }
 
@@ -161,6 +168,22 @@ def _stars(score: float) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class SwitchLink:
+    """One entry of ``alternates``: the page in one edition, as the page links to it."""
+
+    lang: str
+    label: str
+    url: str
+    """Relative to the page (absolute path on ``404.html``)."""
+    public: str
+    """Absolute URL when ``base_url`` is absolute (``<link rel="alternate" hreflang>``), else ``url``."""
+
+    def __post_init__(self) -> None:
+        if not self.public:
+            object.__setattr__(self, "public", self.url)
+
+
+@dataclass(frozen=True, slots=True)
 class Chrome:
     """Pre-rendered page chrome shared by all pages at one depth."""
 
@@ -207,26 +230,37 @@ class Theme:
                     self.env.get_template(name)
                 except jinja2.TemplateError as exc:
                     raise self._failure(exc, name) from None
-        self._chrome: dict[str, Chrome] = {}
+        self._chrome: dict[tuple[str, str, str], Chrome] = {}
 
-    def chrome(self, root: str) -> Chrome:
-        """Header and footer for pages whose site root is ``root`` away: rendered once per depth."""
-        found = self._chrome.get(root)
+    def chrome(self, root: str, lang: str | None = None, home: str | None = None) -> Chrome:
+        """Header and footer for pages whose site root is ``root`` away (and edition root ``home``): rendered
+        once per depth and edition."""
+        lang = lang or self.config.language
+        home = root if home is None else home
+        found = self._chrome.get((root, lang, home))
         if found is None:
-            module = self.env.get_template("chrome.html").module
-            found = self._chrome[root] = Chrome(Markup(module.header(root)), Markup(module.footer(root)))  # type: ignore[attr-defined]
+            module = self.env.get_template("chrome.html").make_module({"lang": lang, "t": labels_for(lang), "home": home})
+            found = self._chrome[(root, lang, home)] = Chrome(Markup(module.header(root)),  # type: ignore[attr-defined]
+                                                              Markup(module.footer(root)))  # type: ignore[attr-defined]
         return found
 
     def _rel(self, ctx: Any, target: str) -> str:
         page: Page = ctx["page"]
         if page.template == "404.html":
-            return quote(self.base_path + target, safe=_SAFE)
-        return relative_url(target, page.url)
+            return quote(self.base_path + page.edition + target, safe=_SAFE)
+        return relative_url(page.edition + target, page.url)
 
     def root_for(self, page: Page) -> str:
+        """The path from ``page`` to the site root."""
         if page.template == "404.html":
             return self.base_path
         return relative_url("", page.url) if page.url else ""
+
+    def home_for(self, page: Page) -> str:
+        """The path from ``page`` to its edition's root."""
+        if page.template == "404.html":
+            return self.base_path + page.edition
+        return relative_url(page.edition, page.url) if page.url != page.edition else ""
 
     def variables(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
         """What ``page``'s template receives besides ``self.globals`` (and problems met reading the note)."""
@@ -237,8 +271,12 @@ class Theme:
             has_math = bool(extra.pop("body_has_math")) or 'class="math' in page.context.title_html
         else:
             has_math = _context_has_math(page.context)
-        root = self.root_for(page)
-        return {"page": page, "c": page.context, "root": root, "chrome": self.chrome(root), "has_math": has_math,
+        root, home, lang = self.root_for(page), self.home_for(page), page.lang or self.config.language
+        alternates = [SwitchLink(a.lang, a.label, quote(self.base_path + a.url, safe=_SAFE) if page.template == "404.html"
+                                 else relative_url(a.url, page.url), self.config.absolute_url(a.url))
+                      for a in page.alternates]
+        return {"page": page, "c": page.context, "root": root, "home": home, "lang": lang, "t": labels_for(lang),
+                "alternates": alternates, "chrome": self.chrome(root, lang, home), "has_math": has_math,
                 **extra}, problems
 
     def render(self, page: Page) -> tuple[bytes, list[Diagnostic]]:
@@ -281,7 +319,7 @@ class Theme:
                 key = href if href in link_map else unquote(href)
                 if key in link_map:
                     target = link_map[key]
-                    return None if target is None else relative_url(target, page.url)
+                    return None if target is None else relative_url(page.edition + target, page.url)
                 return href
 
             html, broken = rewrite_links(html, resolve)

@@ -24,7 +24,7 @@ from papernotes.site.plan import (
 
 def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
     lang, config = settings.lang, settings.config
-    suffix = "论文解读" if lang == "zh" else "paper notes"
+    suffix = "论文解读" if lang == "zh" else " paper notes"
     for (venue_id, slug), cell in site.by_cell.items():
         if scope is not None and (venue_id, slug) not in scope.cells:
             continue

@@ -1,0 +1,197 @@
+"""Translate stage, pure part: a note cut into what is translated, a model's reply checked, the translation written.
+
+In: an original note's front matter and body. Out: the JSON payload a model
+translates (title, the front-matter summary and keywords, the text before the
+first ``##`` heading and every ``##`` section); from a reply, a ``Translated``
+record or every reason it cannot be used; and the translation's text
+(``render_translation``): the original's paper-level front matter (id, venue,
+domain, slug, authors, topics, ratings, links, aliases, abstract, grounding)
+copied, title, summary and keywords translated, ``lang`` and ``translation_of``
+set, every canonical section under the target language's canonical heading.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from papernotes.corpus import translation
+from papernotes.corpus.frontmatter import render
+from papernotes.corpus.model import SECTIONS
+from papernotes.corpus.parse import section_key
+
+COPIED = ("id", "venue", "domain", "slug", "authors", "topics", "ratings", "links", "aliases", "abstract",
+          "grounding")
+"""Front-matter keys of the original that a translation repeats as they are: they describe the paper."""
+ORDER = ("id", "title", "venue", "domain", "slug", "lang", "translation_of", "authors", "summary", "keywords",
+         "topics", "ratings", "links", "aliases", "abstract", "grounding")
+
+_HEADING2 = re.compile(r"^## (.*)$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_DEMOTE = re.compile(r"^(#{1,2})(?=\s)")
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One ``##`` section of a body."""
+
+    key: str
+    """Canonical key (``SECTIONS``) or ``""`` for a section of the author's own."""
+    heading: str
+    text: str
+    """The section's Markdown without its heading, surrounding blank lines removed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Translated:
+    """A usable translation of one note's translatable text."""
+
+    title: str
+    summary: str
+    """``""`` when the original has no ``summary:`` in front matter."""
+    keywords: tuple[str, ...]
+    preamble: str
+    sections: tuple[Part, ...]
+    """In the original's order, canonical ones under the target language's heading."""
+
+
+def _fences(lines: list[str]) -> list[bool]:
+    """For each line: is it inside (or a delimiter of) a fenced code block?"""
+    inside: list[bool] = []
+    fence = ""
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence:
+            inside.append(True)
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
+                fence = ""
+        elif m:
+            fence = m.group(1)
+            inside.append(True)
+        else:
+            inside.append(False)
+    return inside
+
+
+def _trim(lines: list[str]) -> str:
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return "\n".join(lines)
+
+
+def split_body(body: str) -> tuple[str, tuple[Part, ...]]:
+    """The text before the first ``##`` heading, and every ``##`` section (headings in code blocks do not count)."""
+    lines = body.split("\n")
+    starts = [i for i, (line, code) in enumerate(zip(lines, _fences(lines), strict=True))
+              if not code and _HEADING2.match(line)]
+    preamble = _trim(lines[:starts[0]] if starts else lines)
+    parts = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+        heading = lines[start][3:].strip().rstrip("#").strip()
+        parts.append(Part(section_key(heading), heading, _trim(lines[start + 1:end])))
+    return preamble, tuple(parts)
+
+
+def demote_headings(text: str) -> str:
+    """``#``/``##`` headings outside code blocks become ``###``: they would end the section in the note's outline."""
+    lines = text.split("\n")
+    return "\n".join(_DEMOTE.sub("###", line) if not code else line
+                     for line, code in zip(lines, _fences(lines), strict=True))
+
+
+def heading(key: str, lang: str) -> str:
+    zh, en, _ = SECTIONS[key]
+    return zh if lang == "zh" else en
+
+
+def payload(front: dict[str, Any], title: str, body: str) -> dict[str, Any]:
+    """What the model translates: the keys it must answer with, in order."""
+    out: dict[str, Any] = {"title": title}
+    if isinstance(front.get("summary"), str) and front["summary"].strip():
+        out["summary"] = front["summary"].strip()
+    keywords = front.get("keywords")
+    if isinstance(keywords, list) and keywords:
+        out["keywords"] = [str(k) for k in keywords]
+    preamble, parts = split_body(body)
+    if preamble:
+        out["preamble"] = preamble
+    out["sections"] = [{"heading": p.heading, "text": p.text} for p in parts]
+    return out
+
+
+def _text(data: dict[str, Any], key: str, errors: list[str]) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value.strip():
+        errors.append(f"`{key}` is missing or empty")
+        return ""
+    return value.strip()
+
+
+def validate(data: dict[str, Any], source: dict[str, Any], lang: str) -> tuple[Translated | None, list[str]]:
+    """A ``Translated`` from a reply's JSON object, checked against the ``payload`` it answers."""
+    errors: list[str] = []
+    title = " ".join(_text(data, "title", errors).split())
+    summary = " ".join(_text(data, "summary", errors).split()) if "summary" in source else ""
+    keywords: tuple[str, ...] = ()
+    if "keywords" in source:
+        found = data.get("keywords")
+        if not isinstance(found, list) or not found or not all(isinstance(k, str) and k.strip() for k in found):
+            errors.append("`keywords` must be a non-empty list of strings")
+        else:
+            keywords = tuple(dict.fromkeys(k.strip() for k in found))
+    preamble = demote_headings(_text(data, "preamble", errors)) if "preamble" in source else ""
+    wanted = source["sections"]
+    found = data.get("sections")
+    if not isinstance(found, list) or len(found) != len(wanted):
+        errors.append(f"`sections` must be a list of {len(wanted)} objects {{\"heading\", \"text\"}}, one per section "
+                      "of the input, in its order")
+        return None, errors
+    parts = []
+    for i, (want, got) in enumerate(zip(wanted, found, strict=True)):
+        got = got if isinstance(got, dict) else {}
+        text = got.get("text")
+        if not isinstance(text, str) or (want["text"] and not text.strip()):
+            errors.append(f"`sections[{i}].text` is missing or empty")
+            continue
+        key = section_key(want["heading"])
+        title_of = heading(key, lang) if key else got.get("heading")
+        if not isinstance(title_of, str) or not title_of.strip():
+            errors.append(f"`sections[{i}].heading` is missing or empty")
+            continue
+        parts.append(Part(key, " ".join(title_of.split()), demote_headings(text.strip("\n"))))
+    if errors:
+        return None, errors
+    return Translated(title, summary, keywords, preamble, tuple(parts)), []
+
+
+def assemble(translated: Translated) -> str:
+    """The translation's body."""
+    parts = [translated.preamble] if translated.preamble else []
+    parts += [f"## {p.heading}\n{p.text}" if p.text else f"## {p.heading}" for p in translated.sections]
+    return "\n\n".join(parts)
+
+
+def document(title: str, summary: str, keywords: tuple[str, ...] | list[str], body: str) -> str:
+    """One Markdown text holding everything translated, for the checks of what must survive (``translate_guard``)."""
+    return "\n\n".join(x for x in (title, summary, ", ".join(keywords), body) if x)
+
+
+def render_translation(front: dict[str, Any], translated: Translated, lang: str, digest: str, model: str) -> str:
+    """The text of the translation file."""
+    out: dict[str, Any] = {key: front[key] for key in COPIED if key in front}
+    out["title"] = translated.title
+    out["lang"] = lang
+    out[translation.KEY] = translation.to_front(digest, model)
+    if translated.summary:
+        out["summary"] = translated.summary
+    if translated.keywords:
+        out["keywords"] = list(translated.keywords)
+    return render(out, "\n" + assemble(translated) + "\n", order=ORDER)
+
+
+def request_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1)
