@@ -317,7 +317,8 @@ def test_note_page_shows_the_grounding_line(tmp_path: Path) -> None:
     sha = "c0ffee" * 10 + "abcd"
     write_note(corpus, "ICML2024/optimization/a.md", title="A", venue="ICML2024", domain="optimization",
                summary="Reaches 0.673⚠.", grounding={"checked": 43, "unsupported": 2, "pdf_sha256": sha,
-                                                     "not_in_paper": ["0.673", "88.1"]})
+                                                     "not_in_paper": ["0.673", "88.1"]},
+               body='## Results\nF1 is 88.1⚠ with $k$⚠ and [a link](https://example.org "0.5⚠").\n')
     write_note(corpus, "ICML2024/optimization/b.md", title="B", venue="ICML2024", domain="optimization")
     (corpus / "papernotes.toml").write_text('language = "en"\n')
     result = build(corpus, tmp_path / "site")
@@ -325,6 +326,11 @@ def test_note_page_shows_the_grounding_line(tmp_path: Path) -> None:
     page = (tmp_path / "site" / "ICML2024" / "optimization" / "a" / "index.html").read_text()
     assert ('<p class="grounding">numbers checked against the paper: 41/43 · not in the paper: '
             "<mark>0.673</mark> <mark>88.1</mark></p>") in page
+    # the marked numbers are highlighted where they stand, in the summary and the body, never inside a tag
+    assert 'Reaches <mark class="ungrounded">0.673⚠</mark>.' in page
+    assert 'F1 is <mark class="ungrounded">88.1⚠</mark> with' in page
+    assert '</span><mark class="ungrounded">⚠</mark> and' in page
+    assert 'title="0.5⚠"' in page
     assert 'class="grounding"' not in (tmp_path / "site" / "ICML2024" / "optimization" / "b" / "index.html").read_text()
 
 

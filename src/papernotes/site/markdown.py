@@ -215,8 +215,27 @@ def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False)
     out = _HEADING.sub(heading, out)
     if "<table>" in out:  # wide tables scroll inside their own box on phones
         out = out.replace("<table>", '<div class="table-wrap"><table>').replace("</table>", "</table></div>")
+    if UNGROUNDED in out:
+        out = mark_ungrounded(out)
     links = tuple(m.group(1) for m in _HREF.finditer(out)) if "<a " in out else ()
     return RenderedBody(out, tuple(toc), links, 'class="math' in out)
+
+
+UNGROUNDED = "\u26a0"
+"""The mark ``draft`` puts after a number its paper does not have (``0.673⚠``, ``$x$⚠``)."""
+_UNGROUNDED = re.compile(r"(?:[-+−±]?\d[\d.,]*(?:\s?[%×x])?)?\u26a0")
+
+
+def mark_ungrounded(fragment: str) -> str:
+    """Highlight each ``⚠``-marked number in the text of ``fragment`` (never inside a tag or attribute)."""
+    parts = _TAG.split(fragment)
+    tags = _TAG.findall(fragment)
+    out = []
+    for i, text in enumerate(parts):
+        out.append(_UNGROUNDED.sub(lambda m: f'<mark class="ungrounded">{m.group(0)}</mark>', text))
+        if i < len(tags):
+            out.append(tags[i])
+    return "".join(out)
 
 
 def inline_markdown(text: str) -> str:
@@ -235,7 +254,8 @@ def inline_markdown(text: str) -> str:
     if "<a " in out:  # relative links and links with any other scheme than http(s) or mailto become their text
         out = _HREF.sub(lambda a: a.group(0) if _WEB_LINK.match(a.group(1)) else a.group(3), out)
     # summaries reach every listing page and may come from fetched abstracts: always sanitised
-    return sanitise_inline(_raw_html_as_text(out)) if "<" in out else out
+    out = sanitise_inline(_raw_html_as_text(out)) if "<" in out else out
+    return mark_ungrounded(out) if UNGROUNDED in out else out
 
 
 _INLINE_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>")
