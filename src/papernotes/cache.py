@@ -21,7 +21,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-12"
+SCHEMA_VERSION = f"{__version__}-13"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
