@@ -96,3 +96,30 @@ def test_randomised_kill_9_trials(tmp_path: Path) -> None:
         build(corpus, clean, use_cache=False)
         assert site_contents(site) == site_contents(clean), (n, point, kind)
         shutil.rmtree(clean)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("point", ["build.published", "build.search-rendered", "publish.journal#2",
+                                   "publish.move#2"])
+@pytest.mark.parametrize("revert", [False, True], ids=["kept", "reverted"])
+def test_kill_9_between_a_body_edit_s_pages_and_its_search_entries(tmp_path: Path, point: str, revert: bool) -> None:
+    """On a one-language site a body edit publishes its pages, then its search entries: a kill in between
+    leaves the pages new and the index old, and the next build brings the index up to them."""
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    (corpus / "papernotes.toml").write_text('title = "Notes"\n', encoding="utf-8")
+    site = tmp_path / "site"
+    build(corpus, site)
+    published = {p: p.read_bytes() for p in corpus.rglob("*.md")}
+    note = sorted(p for p in published if not p.name.endswith((".en.md", ".zh.md")))[4]
+    note.write_text(note.read_text(encoding="utf-8").replace("## ", "## 改\n\n## ", 1), encoding="utf-8")
+    killed_at(point, corpus, site, tmp_path)
+    assert dead_links(site) == []
+    if revert:
+        for path, data in published.items():
+            path.write_bytes(data)
+    result = build(corpus, site)
+    assert result.errors == [] and not result.up_to_date
+    build(corpus, tmp_path / "clean", use_cache=False)
+    assert site_contents(site) == site_contents(tmp_path / "clean")
+    assert build(corpus, site).up_to_date

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
-from papernotes.site.build import build
+from papernotes.site.build import Builder, build
 from sitecheck import site_contents
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
@@ -69,21 +69,31 @@ def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> str:
     return f"{kind} {note.name}"
 
 
+def files_of(corpus: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(corpus).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size) for p in corpus.rglob("*.md")}
+
+
 @pytest.mark.timeout(600)
-def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path) -> None:
-    rng = random.Random(7)
+@pytest.mark.parametrize("serve", [False, True], ids=["build", "serve"])
+def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path, serve: bool) -> None:
+    """``serve``: one Builder for the whole walk, told which files changed, as ``serve`` does."""
+    rng = random.Random(7 + serve)
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
     site = tmp_path / "site"
-    build(corpus, site)
+    builder = Builder(corpus, site)
+    builder.build()
     history = []
-    for n in range(30):
+    for n in range(30 if not serve else 20):
+        before = files_of(corpus)
         kinds = rng.sample(EDITS, rng.choice((1, 1, 2)))
         history.append([edit(corpus, kind, rng, n) for kind in kinds])
         if rng.random() < 0.3:  # fix the broken notes again
             for broken in corpus.rglob("broken_*.md"):
                 broken.unlink()
-        result = build(corpus, site)
+        after = files_of(corpus)
+        edited = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        result = builder.build(edited=edited) if serve else build(corpus, site)
         clean = tmp_path / "clean"
         build(corpus, clean, use_cache=False)
         got, want = site_contents(site), site_contents(clean)

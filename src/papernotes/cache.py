@@ -232,6 +232,10 @@ class BuildCache:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, marshal.dumps(value)))
 
+    def delete_blob(self, key: str) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM blobs WHERE key = ?", (key,))
+
     def delete_blobs(self, prefix: str) -> None:
         with self.db:
             self.db.execute("DELETE FROM blobs WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))

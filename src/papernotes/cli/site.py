@@ -32,7 +32,8 @@ def build(
 
     from papernotes.site.build import build as run_build
 
-    if corpus.is_dir() and not _has_notes(corpus):
+    found = _scan(corpus)
+    if found is not None and not found.files:
         error(f"no notes in {corpus}: a note is a Markdown file with YAML front matter; start with "
               f"`papernotes new {corpus}` or `papernotes ingest SOURCE … {corpus}`; nothing was built")
         raise typer.Exit(1)
@@ -45,7 +46,7 @@ def build(
     try:
         with progress_bar(err, disable=quiet) as progress:
             result = run_build(corpus, output, strict=strict, workers=jobs or None, progress=progress,
-                               use_cache=not no_cache)
+                               use_cache=not no_cache, found=found)
     except PapernotesError as exc:
         raise fail(exc) from None
     report(result.diagnostics if not quiet else result.errors)
@@ -61,13 +62,16 @@ def build(
         err.print(f"[yellow]{skipped} note(s) skipped because of errors[/yellow]")
 
 
-def _has_notes(corpus: Path) -> bool:
-    from papernotes.corpus.load import scan
+def _scan(corpus: Path):  # type: ignore[no-untyped-def]
+    """The corpus' note files, scanned once for the check below and the build; None if unreadable."""
+    from papernotes.corpus.load import scan_corpus
 
+    if not corpus.is_dir():
+        return None
     try:
-        return next(iter(scan(corpus)), None) is not None
+        return scan_corpus(corpus)
     except PapernotesError:
-        return True  # the build reports what it cannot read
+        return None  # the build reports what it cannot read
 
 
 def _unpublished(corpus: Path, diagnostics: list) -> str:  # type: ignore[type-arg]

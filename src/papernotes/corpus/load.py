@@ -13,6 +13,7 @@ import heapq
 import os
 import re
 import stat
+from array import array
 from collections.abc import Collection, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -83,62 +84,67 @@ def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFil
     report with the entry's path.
     """
     root_real = os.path.realpath(root)
-    out: dict[tuple[int, int], SourceFile] = {}
+    st_root = os.stat(root_real)
+    root_dev = st_root.st_dev
+    # by inode (a plain int on the root's device, the cheapest key): a file reached twice is read once
+    out: dict[int | tuple[int, int], SourceFile] = {}
     seen_dirs: dict[tuple[int, int], str] = {}
     links: list[tuple[str, str]] = []
     notes: list[Refused] = refused if refused is not None else []
+    make = tuple.__new__  # SourceFile(...) without its generated __new__: 50,000 of them on every build
 
     def refuse(rel: str, message: str, st: os.stat_result | None = None, is_error: bool = False) -> None:
         notes.append(Refused(_shown(rel), st.st_mtime_ns if st else 0, st.st_size if st else 0, message, is_error))
 
     def add_file(rel: str, st: os.stat_result) -> None:
-        key = (st.st_dev, st.st_ino)
+        key = st.st_ino if st.st_dev == root_dev else (st.st_dev, st.st_ino)
         if key in out:
             refuse(rel, f"the same file as {out[key].path}; read once, under that name", st)
         else:
-            out[key] = SourceFile(rel, st.st_mtime_ns, st.st_size)
+            out[key] = make(SourceFile, (rel, st.st_mtime_ns, st.st_size))
 
     def walk(prefix: str, directory: str) -> None:
         stack = [(prefix, directory)]
         while stack:
             prefix, directory = stack.pop()
             try:
-                entries = list(os.scandir(directory))
+                with os.scandir(directory) as listing:
+                    entries = list(listing)
             except OSError as exc:
                 if not prefix:
                     raise CorpusError(f"{directory}: cannot list directory: {exc.strerror}") from exc
                 refuse(prefix.rstrip("/"), f"cannot list folder: {exc.strerror}; skipped")
                 continue
+            # one search per folder; names are looked at one by one only when one of them is odd
+            odd = _UNSHOWABLE.search("/".join([entry.name for entry in entries])) is not None
             for entry in entries:
                 name = entry.name
-                if name.startswith((".", "_")) or name == "node_modules":
+                if name[0] in "._" or name == "node_modules":
                     continue
                 rel = prefix + name
-                is_note = name.endswith(".md") and not (prefix == "" and name in SKIP_FILES)
                 try:
                     if entry.is_symlink():
                         heapq.heappush(links, (rel, entry.path))
                     elif entry.is_dir(follow_symlinks=False):
                         st = entry.stat(follow_symlinks=False)
-                        if _shown(name) != name:
+                        if odd and _shown(name) != name:
                             refuse(rel, "folder name has control characters or bytes that are not UTF-8; "
                                         "rename it (its notes are not read)", st, is_error=True)
                         elif (st.st_dev, st.st_ino) not in seen_dirs:
                             seen_dirs[(st.st_dev, st.st_ino)] = rel
                             stack.append((rel + "/", entry.path))
-                    elif is_note:
+                    elif name.endswith(".md") and not (prefix == "" and name in SKIP_FILES):
                         st = entry.stat(follow_symlinks=False)
-                        if _shown(name) != name:
+                        if odd and _shown(name) != name:
                             refuse(rel, "file name has control characters or bytes that are not UTF-8; "
                                         "rename it", st, is_error=True)
-                        elif not entry.is_file(follow_symlinks=False):
+                        elif not stat.S_ISREG(st.st_mode):
                             refuse(rel, "not a regular file; skipped", st)
                         else:
                             add_file(rel, st)
                 except OSError as exc:
                     refuse(rel, f"cannot read: {exc.strerror}; skipped")
 
-    st_root = os.stat(root_real)
     seen_dirs[(st_root.st_dev, st_root.st_ino)] = "."
     walk("", str(root))
     while links:  # in path order, each after the plain tree it may lead back into
@@ -340,10 +346,20 @@ def scan_corpus(root: Path) -> Scan:
     refused: list[Refused] = []
     files = sorted(scan(root, refused))  # tuples: by path first
     refused.sort()
-    text = "\n".join([f"{path}\0{mtime}\0{size}" for path, mtime, size in files]
-                     + [f"{r.path}\0{r.mtime_ns}\0{r.size}\0{r.message}\0{r.is_error}" for r in refused])
-    return Scan(files, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest(),
-                tuple(refused))
+    return Scan(files, scan_digest(files, refused), tuple(refused))
+
+
+def scan_digest(files: list[SourceFile], refused: list[Refused]) -> str:
+    """Changes when a file is added, removed or modified (by mtime and size), or a refusal changes."""
+    digest = hashlib.blake2b(digest_size=16)
+    if files:
+        paths, mtimes, sizes = zip(*files)  # columns, hashed whole: a 50,000-note no-op is mostly this scan
+        digest.update("\0".join(paths).encode("utf-8", "surrogatepass"))
+        digest.update(array("q", mtimes).tobytes())
+        digest.update(array("q", sizes).tobytes())
+    digest.update("\n".join([f"{r.path}\0{r.mtime_ns}\0{r.size}\0{r.message}\0{r.is_error}"
+                              for r in refused]).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found: Scan | None = None) -> LoadedCorpus:

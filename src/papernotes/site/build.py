@@ -20,6 +20,7 @@ from papernotes import __version__
 from papernotes.cache import BuildCache, Published, PublishedNote
 from papernotes.corpus.load import (
     LoadedCorpus,
+    Scan,
     cache_path,
     load_corpus,
     load_paths,
@@ -30,7 +31,7 @@ from papernotes.errors import BuildError, CorpusError, Diagnostic, warning
 from papernotes.layout import CONFIG_NAME
 from papernotes.site.manifest import MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
-from papernotes.site.related import cached_related, mark_published, note_inputs, published_related
+from papernotes.site.related import SITE_BLOB, cached_related, mark_published, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.testhooks import pause
@@ -39,6 +40,10 @@ if TYPE_CHECKING:
     from papernotes.config import SiteConfig
 
 Progress = Callable[[str, int, int], None]
+
+SEARCH_PENDING = "search-pending:"
+"""Blob key (+ site): notes whose pages were published before their search entries (body edits publish
+the pages first); the next build redoes those entries if the build that published them did not."""
 
 
 @dataclass
@@ -144,9 +149,11 @@ def open_project(corpus: Path) -> Project:
 
 
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
-          progress: Progress | None = None, use_cache: bool = True) -> BuildResult:
-    """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists."""
-    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache).build(strict=strict)
+          progress: Progress | None = None, use_cache: bool = True, found: Scan | None = None) -> BuildResult:
+    """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists.
+    ``found``: the corpus scanned a moment ago by the caller, so it is not scanned twice."""
+    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache).build(strict=strict,
+                                                                                              found=found)
 
 
 class Builder:
@@ -166,6 +173,7 @@ class Builder:
         self._project: Project | None = None
         self._theme = None
         self._theme_precompiled = False
+        self._lists: tuple[str, dict[str, tuple[str, ...]]] | None = None
 
     @property
     def project(self) -> Project:
@@ -174,9 +182,13 @@ class Builder:
             self._project = open_project(self.root)
         return self._project
 
-    def build(self, *, strict: bool = False, edited: Collection[str] | None = None) -> BuildResult:
+    def build(self, *, strict: bool = False, edited: Collection[str] | None = None,
+              found: Scan | None = None, on_pages: Callable[[], None] | None = None) -> BuildResult:
         """Bring the site up to date. ``edited``: the note paths a watcher saw change, so the corpus
-        need not be scanned when only those notes' own pages change (anything else scans)."""
+        need not be scanned when only those notes' own pages change (anything else scans).
+        ``found``: a scan of the corpus made just before, used instead of scanning again.
+        ``on_pages``: called once the changed pages are published, which for body edits is before
+        their search entries are (``serve`` reloads the browser then)."""
         started = time.perf_counter()
         staging = self.staging
         staging.recover()  # finish a publish a crash interrupted before comparing with it
@@ -184,11 +196,11 @@ class Builder:
         result = BuildResult(self.out)
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
+            pending = set(cache.load_blob(SEARCH_PENDING + site) or ()) if previous is not None else set()
             stamp = settings_stamp(self.root)
-            found = None
             if previous is not None and previous.stamp == stamp and edited is None and not strict:
-                found = scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
-                if previous.scan == found.digest:
+                found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
+                if previous.scan == found.digest and not pending:
                     return self._up_to_date(result, previous, cache, started)
             project = self.project
             if previous is not None and previous.salt != project.salt:
@@ -197,20 +209,22 @@ class Builder:
             scan_digest = ""
             if edited is not None and previous is not None and not strict:
                 loaded = load_paths(project.root, cache, edited)
-                changed, removed = cache.changed_since_published(site, edited)
-                plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous)
+                changed, removed = cache.changed_since_published(site, {*edited, *pending})
+                changed |= pending - removed
+                plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
             if plan is None:
                 found = found or scan_corpus(project.root)
                 scan_digest = found.digest
-                if previous is not None and previous.scan == found.digest and not strict:
+                if previous is not None and previous.scan == found.digest and not strict and not pending:
                     cache.record_published(site, replace(previous, stamp=stamp), (), replace=False)
                     return self._up_to_date(result, previous, cache, started)
                 loaded = load_corpus(project.root, cache, self.workers, found)
                 pause("build.loaded")
                 changed, removed = cache.changed_since_published(site) if previous is not None else (
                     set(loaded.digests), set())
+                changed |= pending - removed
                 if previous is not None and not removed and not strict:
-                    plan = _plan_bodies(project, loaded, cache, site, changed, previous)
+                    plan = _plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
                 if plan is None and previous is not None and not strict:
                     plan = _plan_scoped(project, loaded, cache, site, changed, removed, previous,
                                         staging.out / MANIFEST_NAME, self.workers)
@@ -227,13 +241,18 @@ class Builder:
             # half-way is then redone by the next build, whatever the notes say by then.
             if previous is not None:
                 cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
-            page_problems = self._render_and_publish(plan, todo, stale, cache, incremental=previous is not None)
+            page_problems, search_later = self._render_and_publish(plan, todo, stale, cache,
+                                                                   incremental=previous is not None)
             cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
             cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
                                    replace=plan.complete, urls=plan.urls)
             if plan.related is not None:
                 mark_published(cache, site, plan.related)
+            if on_pages is not None and (todo or stale):
+                on_pages()
+            if search_later:
+                self._publish_search_update(plan, cache)
             # a note shown in two editions (untranslated) reports a problem of its body once
             result.diagnostics = list(dict.fromkeys([*result.diagnostics, *cache.page_problems(site)]))
             result.rendered, result.removed = len(todo), len(stale)
@@ -248,6 +267,15 @@ class Builder:
         result.seconds = time.perf_counter() - started
         return result
 
+    def _related_lists(self, cache: BuildCache, site: str) -> dict[str, tuple[str, ...]] | None:
+        """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
+        shown = cache.load_blob(SITE_BLOB + site)
+        if shown is not None and self._lists is not None and self._lists[0] == shown:
+            return self._lists[1]  # the lists are a function of the digest that names them
+        lists = published_related(cache, site)
+        self._lists = (shown, lists) if lists is not None else None
+        return lists
+
     def theme(self, pages: int):  # type: ignore[no-untyped-def]
         """The theme, made once per builder (templates compiled up front for a large render)."""
         from papernotes.site.render import PARALLEL_PAGES
@@ -260,10 +288,12 @@ class Builder:
         return self._theme
 
     def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
-                            incremental: bool) -> list[tuple[str, Diagnostic]]:
+                            incremental: bool) -> tuple[list[tuple[str, Diagnostic]], bool]:
+        """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
+        the pages' problems and whether the search entries of the edited bodies are still to publish."""
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
-        from papernotes.site.search import corpus_bodies, search_files, search_update
+        from papernotes.site.search import corpus_bodies, search_files
         from papernotes.site.theme import copy_assets
 
         staging, project = self.staging, self.project
@@ -282,10 +312,11 @@ class Builder:
                 staging.planned_writes([MANIFEST_NAME])
             search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
             searches = []  # (URL prefix, files) of each edition's index
-            if plan.entries is None and search_dir is not None:  # note bodies edited: those entries suffice
-                found = search_update([p.context.entry for p in plan.pages], read_body, search_dir,
-                                      project.config.language, self.workers)
-                searches += [("", found)] if found is not None else []
+            search_later = plan.entries is None and search_dir is not None and staging.incremental
+            if search_later:  # note bodies edited: their pages now, their search entries right after
+                cache.save_blob(SEARCH_PENDING + staging.site_key,
+                                sorted({*(cache.load_blob(SEARCH_PENDING + staging.site_key) or ()),
+                                        *(p.context.entry.note.path for p in plan.pages)}))
             elif plan.entries is not None:
                 for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
                     # each edition its own store, apart from a one-language site's (whose body edits update theirs)
@@ -293,28 +324,59 @@ class Builder:
                     if where is not None:
                         where.mkdir(parents=True, exist_ok=True)
                     searches.append((prefix, search_files(entries, read_body, where, lang, self.workers)))
-            for prefix, search in searches:
-                key = f"search:{staging.site_key}" + (f":{prefix}" if prefix else "")
-                known = cache.load_blob(key) or {}
-                search_write, search_gone = search.changes(known if staging.incremental else None)
-                for rel in search_write:
-                    staging.write(prefix + rel, search[rel])
-                staging.planned_writes([prefix + rel for rel in search_write])
-                for rel in search_gone:
-                    staging.remove(prefix + rel)
-                # until published, what is being replaced is unknown: a build killed half-way rewrites it
-                cache.save_blob(key, {**known, **dict.fromkeys(search_write + search_gone, "?")})
+            self._stage_searches(searches, cache)
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
             pause("build.rendered")
             staging.commit({"papernotes": __version__, "notes": plan.state.notes})
-            for prefix, search in searches:
-                cache.save_blob(f"search:{staging.site_key}" + (f":{prefix}" if prefix else ""), search.digests)
+            self._searches_published(searches, cache, done=not search_later)
         except BaseException:
             staging.abort()
             raise
         pause("build.published")
-        return problems
+        return problems, search_later
+
+    def _publish_search_update(self, plan: SitePlan, cache: BuildCache) -> None:
+        """The search entries of the note bodies whose pages were just published, as a second publish."""
+        from papernotes.site.search import corpus_bodies, search_update
+
+        staging, project = self.staging, self.project
+        assert self.cache_file is not None
+        found = search_update([p.context.entry for p in plan.pages], corpus_bodies(project.root),
+                              self.cache_file.parent, project.config.language, self.workers)
+        searches = [("", found)] if found is not None else []
+        staging.begin(incremental=True)
+        try:
+            self._stage_searches(searches, cache)
+            pause("build.search-rendered")
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            self._searches_published(searches, cache, done=True)
+        except BaseException:
+            staging.abort()
+            raise
+
+    def _stage_searches(self, searches: list, cache: BuildCache) -> None:
+        """Stage each edition's changed search files (``(URL prefix, SearchFiles)``)."""
+        staging = self.staging
+        for prefix, search in searches:
+            key = f"search:{staging.site_key}" + (f":{prefix}" if prefix else "")
+            known = cache.load_blob(key) or {}
+            search_write, search_gone = search.changes(known if staging.incremental else None)
+            for rel in search_write:
+                staging.write(prefix + rel, search[rel])
+            staging.planned_writes([prefix + rel for rel in search_write])
+            for rel in search_gone:
+                staging.remove(prefix + rel)
+            # until published, what is being replaced is unknown: a build killed half-way rewrites it
+            cache.save_blob(key, {**known, **dict.fromkeys(search_write + search_gone, "?")})
+
+    def _searches_published(self, searches: list, cache: BuildCache, *, done: bool) -> None:
+        """Record what the search files now are; ``done``: every note's entry is published."""
+        site = self.staging.site_key
+        for prefix, search in searches:
+            cache.save_blob(f"search:{site}" + (f":{prefix}" if prefix else ""), search.digests)
+        if done:
+            cache.delete_blob(SEARCH_PENDING + site)
 
 
 # ------------------------------------------------------------ resolve + plan
@@ -500,7 +562,9 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
 
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
-                 previous: Published) -> SitePlan | None:
+                 previous: Published,
+                 related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] = published_related,
+                 ) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
     from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.kinds.note import note_page
@@ -519,7 +583,7 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         return None
     if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
         return None
-    lists = published_related(cache, site)
+    lists = related_lists(cache, site)
     if lists is None:
         return None  # the related lists the site shows are not known for sure
     shown = cache.published_notes(site, {p for e in entries for p in lists.get(e.note.path, ())})

@@ -152,6 +152,7 @@ class Staging:
 
     def begin(self, incremental: bool) -> None:
         self.recover()
+        self._ops, self._made = [], set()  # a Builder publishes many times (serve, or pages then search)
         self.incremental = incremental and self.has_previous()
         (self.staged if self.incremental else self.tmp).mkdir(parents=True)
 

@@ -198,7 +198,8 @@ class DevServer(ThreadingHTTPServer):
             if fresh or self.builder is None:
                 self.builder = Builder(self.corpus, self.site)
                 edited = None
-            result = self.builder.build(edited=edited)
+            notified = []
+            result = self.builder.build(edited=edited, on_pages=lambda: notified.append(self._reload()))
         except PapernotesError as exc:
             self.builder = None  # the settings may be what is wrong: read them again next time
             if self.on_error:
@@ -212,12 +213,16 @@ class DevServer(ThreadingHTTPServer):
         self.last_result = result
         if self.on_build:
             self.on_build(result)
-        if not result.up_to_date and (result.rendered or result.removed):
-            self.last_built = time.monotonic()
-            with self.changed:
-                self.generation += 1
-                self.changed.notify_all()
+        if not notified and not result.up_to_date and (result.rendered or result.removed):
+            self._reload()
         return result
+
+    def _reload(self) -> None:
+        """Tell open pages to reload (the changed pages are published)."""
+        self.last_built = time.monotonic()
+        with self.changed:
+            self.generation += 1
+            self.changed.notify_all()
 
     # -- watching
     def _settings_files(self) -> set[Path]:
