@@ -8,7 +8,7 @@ import pytest
 
 from papernotes.errors import BuildError
 from papernotes.site import paths
-from papernotes.site.manifest import MANIFEST_NAME
+from papernotes.layout import MANIFEST_NAME
 from papernotes.site.publish import MARKER, Staging
 from papernotes.site.theme import relative_url
 

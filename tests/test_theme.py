@@ -13,7 +13,8 @@ from conftest import EXAMPLES, REPO, example_notes
 from papernotes.cli import app
 from papernotes.errors import BuildError
 from papernotes.site.build import build
-from papernotes.site.manifest import MANIFEST_NAME, ManifestError, read_manifest
+from papernotes.layout import MANIFEST_NAME
+from papernotes.site.manifest import ManifestError, read_manifest
 from sitecheck import dead_links, site_files
 
 runner = CliRunner()

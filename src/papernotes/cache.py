@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import marshal
 import sqlite3
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as replace_state
@@ -40,6 +41,18 @@ CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL,
 CREATE INDEX IF NOT EXISTS page_problems_url ON page_problems (site, url);
 """
 _TABLES = ("blobs", "notes", "note_records", "published", "published_notes", "pages", "page_problems")
+
+
+_SCANNED = "scanned-files"
+"""Blob: the scan the note rows were last saved with, as ``_columns``."""
+
+
+def _columns(files: Sequence[tuple[str, int, int]]) -> tuple[str, bytes, bytes]:
+    """``(path, mtime_ns, size)`` rows as three columns: the paths joined by NUL, two int64 arrays."""
+    if not files:
+        return "", b"", b""
+    paths, mtimes, sizes = zip(*files)
+    return "\0".join(paths), array("q", mtimes).tobytes(), array("q", sizes).tobytes()
 
 
 def encode_problem(d: Diagnostic) -> tuple[str, int, str, str, str]:
@@ -152,9 +165,23 @@ class BuildCache:
     def stale_notes(self, files: Sequence[tuple[str, int, int]]) -> tuple[list[Any], list[str]]:
         """The ``(path, mtime_ns, size)`` files whose row differs or is missing, and the paths of rows with no file.
 
-        The comparison runs inside SQLite (the scan goes into a temporary table): with tens of
-        thousands of notes and one edit, building Python dictionaries of every row cost more.
+        Compared with the scan the rows were last saved with (three columns in one blob: the
+        same paths in the same order is one string comparison, then one pass over two integer
+        arrays); without one, inside SQLite (the scan goes into a temporary table).
         """
+        snapshot = self.load_blob(_SCANNED)
+        if snapshot is not None:
+            old_paths, old_mtimes, old_sizes = snapshot
+            paths, mtimes, sizes = _columns(files)
+            if paths == old_paths:
+                if mtimes == old_mtimes and sizes == old_sizes:
+                    return [], []
+                return [f for f, mtime, size in zip(files, array("q", old_mtimes), array("q", old_sizes))
+                        if f[1] != mtime or f[2] != size], []
+            known = dict(zip(old_paths.split("\0") if old_paths else (),
+                             zip(array("q", old_mtimes), array("q", old_sizes))))
+            stale = [f for f in files if known.pop(f[0], None) != (f[1], f[2])]
+            return stale, sorted(known)
         with self.db:
             self.db.execute("CREATE TEMP TABLE IF NOT EXISTS scan (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER)")
             self.db.execute("DELETE FROM temp.scan")
@@ -166,6 +193,10 @@ class BuildCache:
                 "SELECT n.path FROM notes n LEFT JOIN temp.scan s ON s.path = n.path WHERE s.path IS NULL")]
             self.db.execute("DELETE FROM temp.scan")
         return [f for f in files if f[0] in stale], removed
+
+    def has_scan(self) -> bool:
+        """Whether the rows were last saved with a whole scan (``stale_notes`` then compares with it)."""
+        return self.db.execute("SELECT 1 FROM blobs WHERE key = ?", (_SCANNED,)).fetchone() is not None
 
     def note_digests(self) -> dict[str, str]:
         """Every cached note's path (in path order) -> digest of its bytes."""
@@ -212,9 +243,17 @@ class BuildCache:
         return {path: tuple(decode_problem(r) for r in marshal.loads(blob))
                 for path, blob in self.db.execute("SELECT path, problems FROM notes WHERE problems IS NOT NULL")}
 
-    def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = ()) -> None:
-        """Store the rows of ``changed`` notes and drop ``removed`` ones."""
+    def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = (),
+                   scanned: Sequence[tuple[str, int, int]] | None = None) -> None:
+        """Store the rows of ``changed`` notes and drop ``removed`` ones. ``scanned``: every file, as the
+        scan that found the changes saw them (the rows now match it); without it (some files only) the
+        last scan no longer describes the rows and is forgotten."""
         with self.db:
+            if scanned is not None:
+                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",
+                                (_SCANNED, marshal.dumps(_columns(scanned))))
+            else:
+                self.db.execute("DELETE FROM blobs WHERE key = ?", (_SCANNED,))
             self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", (
                 (p, r.mtime_ns, r.size, r.digest, marshal.dumps(r.problems) if r.problems else None)
                 for p, r in changed.items()))

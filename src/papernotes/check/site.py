@@ -20,7 +20,8 @@ from pathlib import Path
 
 from papernotes.corpus.model import Entry
 from papernotes.errors import Diagnostic, error
-from papernotes.site.manifest import MANIFEST_NAME, Manifest, ManifestError, read_manifest
+from papernotes.layout import MANIFEST_NAME
+from papernotes.site.manifest import Manifest, ManifestError, read_manifest
 from papernotes.site.plan import cell_url, domain_page_url, topic_url, venue_url
 
 

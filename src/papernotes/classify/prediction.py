@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from papernotes.corpus.model import Note
+if TYPE_CHECKING:
+    from papernotes.corpus.model import Note
 
 MISFILE_THRESHOLD = 0.8
 """Probability of another domain at which a note is reported as misfiled."""

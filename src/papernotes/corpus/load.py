@@ -15,17 +15,18 @@ import re
 import stat
 from array import array
 from collections.abc import Collection, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from papernotes.cache import BuildCache, NoteRow, decode_problem, encode_problem
 from papernotes.layout import CACHE_DIR
 from papernotes.corpus import limits
-from papernotes.corpus.model import Note
 from papernotes.errors import CorpusError, Diagnostic, error, warning
+
+if TYPE_CHECKING:  # parsing and decoding load only when needed: a no-op build stays light
+    from papernotes.corpus.model import Note
 
 SKIP_FILES = {"README.md", "readme.md", "CHANGELOG.md", "LICENSE.md"}
 PARALLEL_THRESHOLD = 400
@@ -253,6 +254,10 @@ def _read_many(args: tuple[str, list[str]]) -> list[tuple[str, Any, Any, str]]:
 def _parse_files(root: Path, rels: list[str], workers: int) -> dict[str, tuple[Note | None, list[Diagnostic], str]]:
     if len(rels) < PARALLEL_THRESHOLD or workers < 2:
         return {rel: read_note(root, rel) for rel in rels}
+    from concurrent.futures import ProcessPoolExecutor
+
+    from papernotes.corpus.model import Note
+
     chunk = max(50, len(rels) // (workers * 4) + 1)
     jobs = [(str(root), rels[i:i + chunk]) for i in range(0, len(rels), chunk)]
     out: dict[str, tuple[Note | None, list[Diagnostic], str]] = {}
@@ -296,6 +301,8 @@ class LoadedCorpus:
         """The notes at ``paths`` (``None`` for files that did not parse)."""
         out: dict[str, Note | None] = {p: self.fresh[p][0] for p in paths if p in self.fresh}
         rest = [p for p in paths if p not in out]
+        from papernotes.corpus.model import Note
+
         for path, record in self.cache.note_records(rest).items():
             out[path] = Note.from_row(record) if record is not None else None
         return out
@@ -304,6 +311,8 @@ class LoadedCorpus:
     def notes(self) -> tuple[Note, ...]:
         """Every note that parsed (possibly with errors), sorted by path; decodes the whole cache once."""
         if self._notes is None:
+            from papernotes.corpus.model import Note
+
             cached = self.cache.note_records() if len(self.fresh) < len(self.digests) else {}
             notes = []
             for path in self.digests:
@@ -377,9 +386,9 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found
     for f in stale:
         if (r := refused.get(f.path)) is not None:
             fresh[f.path] = (None, [(error if r.is_error else warning)(r.path, 0, r.message, "scan")], "")
-    if fresh or removed:
+    if fresh or removed or not cache.has_scan():
         cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
-                          for f in stale}, removed)
+                          for f in stale}, removed, scanned=files)
     return LoadedCorpus(root, fresh, tuple(removed), cache)
 
 

@@ -26,18 +26,15 @@ from papernotes.corpus.load import (
     load_paths,
     scan_corpus,
 )
-from papernotes.corpus.model import Entry
 from papernotes.errors import BuildError, CorpusError, Diagnostic, warning
-from papernotes.layout import CONFIG_NAME
-from papernotes.site.manifest import MANIFEST_NAME
+from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
-from papernotes.site.related import SITE_BLOB, cached_related, mark_published, note_inputs, published_related
-from papernotes.site.resolve import listing_key, resolve
-from papernotes.taxonomy import Taxonomy
 from papernotes.testhooks import pause
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
     from papernotes.config import SiteConfig
+    from papernotes.corpus.model import Entry
+    from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
 
@@ -211,7 +208,8 @@ class Builder:
                 loaded = load_paths(project.root, cache, edited)
                 changed, removed = cache.changed_since_published(site, {*edited, *pending})
                 changed |= pending - removed
-                plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
+                plan = None if removed else _plan_bodies(project, loaded, cache, site, changed, previous,
+                                                         self._related_lists)
             if plan is None:
                 found = found or scan_corpus(project.root)
                 scan_digest = found.digest
@@ -248,6 +246,8 @@ class Builder:
             cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
                                    replace=plan.complete, urls=plan.urls)
             if plan.related is not None:
+                from papernotes.site.related import mark_published
+
                 mark_published(cache, site, plan.related)
             if on_pages is not None and (todo or stale):
                 on_pages()
@@ -269,6 +269,8 @@ class Builder:
 
     def _related_lists(self, cache: BuildCache, site: str) -> dict[str, tuple[str, ...]] | None:
         """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
+        from papernotes.site.related import SITE_BLOB, published_related
+
         shown = cache.load_blob(SITE_BLOB + site)
         if shown is not None and self._lists is not None and self._lists[0] == shown:
             return self._lists[1]  # the lists are a function of the digest that names them
@@ -390,11 +392,15 @@ def _settings(project: Project, lang: str | None = None):  # type: ignore[no-unt
 
 
 def listing_digest(entry: Entry) -> str:
+    from papernotes.site.resolve import listing_key
+
     return hashlib.blake2b(marshal.dumps(listing_key(entry)), digest_size=12).hexdigest()
 
 
 def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
     """Resolve every note; topic rule matches are memoised per note digest and taxonomy."""
+    from papernotes.site.resolve import resolve
+
     memo_key = f"topics:{project.taxonomy.fingerprint}"
     memo = cache.load_blob(memo_key) or {}
     before = set(memo)
@@ -414,6 +420,7 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
 def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool, workers: int = 1) -> SitePlan:
     """Resolve and plan every page."""
     from papernotes.site.plan import SiteIndex, plan_site
+    from papernotes.site.related import cached_related, note_inputs
 
     entries, problems = _resolve(project, loaded, cache)
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
@@ -490,6 +497,7 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     """
     from papernotes.site.kinds.feeds import feed_url
     from papernotes.site.manifest import ManifestError, read_manifest
+    from papernotes.site.related import cached_related, note_inputs, published_related
     from papernotes.site.plan import Scope, SiteIndex, plan_site
 
     if len(project.config.editions) > 1:
@@ -563,12 +571,14 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
 
 def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
                  previous: Published,
-                 related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] = published_related,
+                 related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
                  ) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
     from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.kinds.note import note_page
     from papernotes.site.plan import fingerprinted
+    from papernotes.site.related import published_related
+    from papernotes.site.resolve import resolve
 
     if len(project.config.editions) > 1:
         return None  # an edit shows in every edition, translated or not: plan them all (their pages are compared)
@@ -583,7 +593,7 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         return None
     if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
         return None
-    lists = related_lists(cache, site)
+    lists = (related_lists or published_related)(cache, site)
     if lists is None:
         return None  # the related lists the site shows are not known for sure
     shown = cache.published_notes(site, {p for e in entries for p in lists.get(e.note.path, ())})

@@ -34,7 +34,6 @@ from papernotes.site.contexts import (
     VenueDomainContext,
 )
 
-MANIFEST_NAME = "papernotes-manifest.json"
 """File name of the record, at the root of the built site."""
 FORMAT = 1
 """Version of the record's layout; a reader refuses any other."""

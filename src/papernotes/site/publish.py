@@ -14,13 +14,10 @@ anywhere else.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import hashlib
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -60,6 +57,9 @@ def atomic_write(path: Path, data: bytes | str) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two directories (Linux renameat2); False when unsupported."""
+    import ctypes
+    import ctypes.util
+
     name = ctypes.util.find_library("c")
     if not name:
         return False
@@ -79,6 +79,8 @@ def _discard(path: Path) -> None:
         return
     rm = shutil.which("rm")
     if rm and os.name == "posix":
+        import subprocess
+
         subprocess.Popen([rm, "-rf", "--", str(path)], start_new_session=True,
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     else:
