@@ -30,7 +30,7 @@ from pathlib import Path
 
 from papernotes.corpus.model import Entry, Note
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
-from papernotes.site.search.encode import cut, encode_shard, gather
+from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather
 from papernotes.site.search.store import FORMAT, SearchStore, digest
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
@@ -157,7 +157,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
         postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words)
         ranges = cut(postings)
         firsts = [postings.term(a) for a, _ in ranges]
-        shards = ((f"search/t/{i}.bin", encode_shard(postings, a, b)) for i, (a, b) in enumerate(ranges))
+        shards = ((f"search/t/{i}.bin", blob) for i, blob in enumerate(encode_shards(postings, ranges)))
         if store_path is None:  # an in-memory store: nothing to read them back from later
             data.update(shards)
             shards = iter([(rel, blob) for rel, blob in data.items() if rel.startswith("search/t/")])
