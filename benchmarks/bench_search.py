@@ -522,8 +522,7 @@ def main(argv: list[str] | None = None) -> int:
             bb.log(f"importing {args.docs} …")
             bb.import_corpus(args.docs, corpus)
     res: dict[str, object] = {"corpus": f"synthetic {args.synthetic}" if args.synthetic else str(args.docs)}
-    if args.index_only:
-        shutil.rmtree(corpus / ".papernotes", ignore_errors=True)
+    if args.index_only:  # the corpus is only read (the index child's cache is a temporary directory)
         idx = measure_index(corpus, args.runs, only_cold=True)
         print(f"index cold ({idx['notes']} notes): median {statistics.median(idx['cold']):.2f} s wall "
               f"({', '.join(f'{c:.2f}' for c in idx['cold'])}), median {statistics.median(idx['cold_cpu']):.2f} s CPU "

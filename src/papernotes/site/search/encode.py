@@ -37,6 +37,9 @@ SHARD_BYTES = 24_000
 BATCH = 500
 """Records concatenated per numpy step (their temporaries cost ~60 bytes a posting)."""
 
+ENCODE_POSTINGS = 1 << 20
+"""Postings encoded per numpy pass (their temporaries cost ~50 bytes a posting)."""
+
 RecordSource = Callable[[], Iterator[tuple[int, Record]]]
 
 
@@ -215,10 +218,19 @@ def encode_shard(postings: Postings, first: int, end: int) -> bytes:
 
 
 def encode_shards(postings: Postings, ranges: Sequence[tuple[int, int]]) -> Iterator[bytes]:
-    """The shard of each of ``ranges`` (ascending, adjacent term ranges), the columns of all of them
-    encoded in one numpy pass each and then sliced."""
-    if not ranges:
-        return
+    """The shard of each of ``ranges`` (ascending, adjacent term ranges): the columns of up to
+    ``ENCODE_POSTINGS`` postings' shards are encoded in one numpy pass each, then sliced."""
+    group: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if group and int(postings.starts[b] - postings.starts[group[0][0]]) > ENCODE_POSTINGS:
+            yield from _encode_group(postings, group)
+            group = []
+        group.append((a, b))
+    if group:
+        yield from _encode_group(postings, group)
+
+
+def _encode_group(postings: Postings, ranges: list[tuple[int, int]]) -> Iterator[bytes]:
     t0, t1 = ranges[0][0], ranges[-1][1]
     lo = int(postings.starts[t0])
     part = postings.packed[lo:int(postings.starts[t1])]

@@ -4,7 +4,9 @@ In: a note's fields (title, keywords, topic names, summary, authors) and its
 Markdown body. Out: a ``Record`` — every term of the note as a 64-bit code with
 its impact, the note's BM25-like score for the term quantised to one byte. A
 record depends on nothing but the note, so it is cached by the note's digest
-and a rebuild re-tokenises only changed notes.
+and a rebuild re-tokenises only changed notes. ``note_records`` tokenises many
+notes at once (one numpy pass over each ~1 MB batch of their text); a record
+is the same whatever batch its note was in.
 
 The query side (``static/search-core.js``) applies the same rules, and
 ``tests/test_search.py`` runs both on the same text:
