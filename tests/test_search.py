@@ -6,6 +6,7 @@ The browser side is exercised here through ``static/search-core.js`` itself, run
 from __future__ import annotations
 
 import json
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 
@@ -17,12 +18,13 @@ from papernotes.site.build import build
 from papernotes.site.search import corpus_bodies, search_files
 from papernotes.site.search.encode import decode_shard
 from papernotes.site.search.tokenize import (
-    body_terms,
+    NoteText,
     code_of,
     dequantise,
     field_terms,
     new_session,
     note_record,
+    note_records,
     quantise,
     stem,
 )
@@ -113,12 +115,71 @@ def test_chinese_is_indexed_as_bigrams_and_a_lone_character_as_itself() -> None:
     assert field_terms("图 与 LoRA 微调") == ["lora", "图", "与", "微调"]
 
 
+def _terms_of(record) -> dict[int, int]:  # type: ignore[no-untyped-def]
+    return dict(zip(np.frombuffer(record.codes, np.int64).tolist(), record.impacts))
+
+
 def test_bodies_leave_out_noise() -> None:
-    codes, counts = body_terms("LoRA 微调 LoRA $\\alpha + x$ [link](http://example.com/exploration) <b>x</b> 7 a 图")
-    assert sorted(counts.tolist()) == [1, 1, 2]  # lora ×2, 微调, link; no alpha, URL, tag, 7, a, lone 图
     new_session()
-    record = note_record("", (), (), "", (), "LoRA 微调 LoRA $\\alpha$ [l](http://e.com/exploration) 42 图")
-    assert len(record.impacts) == 2 and set(record.words) == {"lora"}
+    record = note_record("", (), (), "", (), "LoRA 微调 LoRA $\\alpha + x$ [link](http://example.com/exploration) "
+                                             "<b>x</b> 7 a 图")
+    # lora ×2, 微调, link; no alpha, URL, tag, 7, a, lone 图
+    assert set(_terms_of(record)) == {code_of("lora"), code_of("微调"), code_of("link")}
+    assert set(record.words) == {"lora", "link"}
+    again = note_record("", (), (), "", (), "LoRA 微调 LoRA $\\alpha$ [l](http://e.com/exploration) 42 图")
+    assert len(again.impacts) == 2 and again.words == ()  # each word is reported once per session
+
+
+def reference_record(note: NoteText) -> dict[int, int]:
+    """Term code → impact of one note, computed term by term from the rules in ``tokenize``'s docstring
+    (``note_records`` computes them for many notes at once with numpy)."""
+    from papernotes.site.search import tokenize as tk
+
+    def saturated(tf: int, norm: float = 1.0) -> float:
+        return tf * (tk.K1 + 1) / (tf + tk.K1 * norm)
+
+    meta: dict[str, float] = {}
+    fields = ((tk.W_TITLE, tk.plain(note.title)), (tk.W_KEYWORDS, "\n".join([*note.keywords, *(n for _, n in note.topics)])),
+              (tk.W_SUMMARY, tk.plain(note.summary)), (tk.W_AUTHORS, "\n".join(note.authors)))
+    for weight, text in fields:
+        for term, tf in Counter(field_terms(text)).items():
+            meta[term] = meta.get(term, 0.0) + weight * saturated(tf)
+    text = tk.normalise(tk._NOISE.sub(" ", note.body))
+    body = Counter(t for w in tk._LATIN.findall(text) if len(w) > 1 and not w.isdigit() and (t := tk.latin_term(w)))
+    body.update(run[i:i + 2] for run in tk._CJK.findall(text) for i in range(len(run) - 1))
+    norm = 1 - tk.B_BODY + tk.B_BODY * sum(body.values()) / tk.PIVOT
+    scores = {term: tk.W_BODY * tf * (tk.K1 + 1) / (tf + tk.K1 * norm) for term, tf in body.items()}
+    for term, score in meta.items():
+        scores[term] = scores[term] + score if term in scores else score
+    out = {code_of(term): quantise(score) for term, score in scores.items()}
+    return {**out, **{code_of("#" + slug): 1 for slug, _ in note.topics}}
+
+
+TRICKY = [
+    NoteText("LoRA: Low-Rank Adaptation", ("lora", "低秩适配"), (("peft", "参数高效微调"),), "A **LoRA** summary $x$",
+             ("Edward Hu", "Yelong Shen"), "LoRA 微调 LoRA models model 知识蒸馏 图 a 7 x2 " * 3),
+    NoteText("İstanbul ＬｏＲＡ ﬁnetuning 﨎 著", (), (), "", (), "İSTANBUL ＱＵＡＮＴ ﬃ 﨎著 ﬁne"),
+    NoteText("", (), (), "", (), ""),
+    NoteText("İzmir Ölçü", (), (), "", (), "İZMİR ÇAĞ models İ"),
+    NoteText("$$a\nb$$ title", ("k$1$", "<i>x</i>"), (("a", "甲"), ("b", "乙")), "\\(x\\) summary", (),
+             "$$\nformula 公式\n$$ text <span>tag</span> [link](http://example.com/z) http://x.org/y 的"),
+    NoteText("图", ("与",), (), "单", ("王",), "单 字"),
+    NoteText("Jürgen Schmidhuber", (), (), "the policies of classes", ("Ångström",), "Jürgen's policies, Ångström " * 40),
+]
+
+
+def test_many_notes_at_once_make_the_records_of_one_at_a_time(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from papernotes.site.search import tokenize
+
+    corpus = [*TRICKY, *(NoteText(f"Paper {i}", (f"kw{i % 3}",), (), SAMPLES[i % len(SAMPLES)], (), " ".join(SAMPLES) * (i % 4))
+                         for i in range(40))]
+    for chars in (tokenize.BATCH_CHARS, 500):  # one batch, and many
+        monkeypatch.setattr(tokenize, "BATCH_CHARS", chars)
+        new_session()
+        records = list(note_records(corpus))
+        assert [_terms_of(r) for r in records] == [reference_record(n) for n in corpus]
+        reported = [w for r in records for w in r.words]
+        assert len(reported) == len(set(reported))  # once each
 
 
 def test_a_title_says_more_than_a_body_mention() -> None:

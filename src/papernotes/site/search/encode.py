@@ -24,7 +24,7 @@ a term in all of 50,000 notes is one ~50 KB shard after gzip.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +36,9 @@ SHARD_BYTES = 24_000
 """Target size of a shard before compression (one term's postings may exceed it)."""
 BATCH = 500
 """Records concatenated per numpy step (their temporaries cost ~60 bytes a posting)."""
+
+ENCODE_POSTINGS = 1 << 20
+"""Postings encoded per numpy pass (their temporaries cost ~50 bytes a posting)."""
 
 RecordSource = Callable[[], Iterator[tuple[int, Record]]]
 
@@ -179,40 +182,82 @@ def cut(postings: Postings, target: int | None = None) -> list[tuple[int, int]]:
     return list(zip(edges[:-1], edges[1:]))
 
 
-def varints(values: np.ndarray) -> bytes:
-    """Unsigned LEB128 of every value, concatenated."""
+def _leb128(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unsigned LEB128 of every value, concatenated, and where each value's bytes start (one more entry)."""
     v = values.astype(np.uint64)
-    if not len(v) or int(v.max()) < 0x80:
-        return v.astype(np.uint8).tobytes()
     n = np.ones(len(v), np.int64)
     for bits in (7, 14, 21, 28, 35):
         n += v >= np.uint64(1 << bits)
-    ends = np.cumsum(n)
-    starts = ends - n
-    out = np.empty(int(ends[-1]), np.uint8)
-    for k in range(int(n.max())):
-        sel = n > k
-        byte = (v[sel] >> np.uint64(7 * k)) & np.uint64(0x7F) | (n[sel] > k + 1).astype(np.uint64) << np.uint64(7)
-        out[starts[sel] + k] = byte
-    return out.tobytes()
+    offsets = np.zeros(len(v) + 1, np.int64)
+    np.cumsum(n, out=offsets[1:])
+    out = np.empty(int(offsets[-1]), np.uint8)
+    out[offsets[:-1]] = v & np.uint64(0x7F) | (n > 1).astype(np.uint64) << np.uint64(7)
+    for k in range(1, int(n.max()) if len(n) else 0):
+        sel = np.flatnonzero(n > k)
+        out[offsets[sel] + k] = (v[sel] >> np.uint64(7 * k)) & np.uint64(0x7F) | (n[sel] > k + 1).astype(np.uint64) << np.uint64(7)
+    return out, offsets
+
+
+def varints(values: np.ndarray) -> bytes:
+    """Unsigned LEB128 of every value, concatenated."""
+    return _leb128(values)[0].tobytes()
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def encode_shard(postings: Postings, first: int, end: int) -> bytes:
     """The shard of terms ``[first, end)``."""
-    lo, hi = int(postings.starts[first]), int(postings.starts[end])
-    part = postings.packed[lo:hi]
-    docs = (part >> np.uint64(8)) & np.uint64(0xFFFFFF)
-    gaps = np.diff(docs.astype(np.int64), prepend=0)
-    heads = postings.starts[first:end] - lo
-    gaps[heads] = docs[heads].astype(np.int64)
-    words = postings.joined(first, end).encode("utf-8")
-    return b"".join((bytes([VERSION]), varints(np.array([end - first, len(words)])), words,
-                     varints(np.diff(postings.starts[first:end + 1])), varints(gaps),
-                     (part & np.uint64(0xFF)).astype(np.uint8).tobytes()))
+    return next(encode_shards(postings, [(first, end)]))
 
 
-def encode_all(postings: Postings, ranges: Iterable[tuple[int, int]]) -> list[bytes]:
-    return [encode_shard(postings, a, b) for a, b in ranges]
+def encode_shards(postings: Postings, ranges: Sequence[tuple[int, int]]) -> Iterator[bytes]:
+    """The shard of each of ``ranges`` (ascending, adjacent term ranges): the columns of up to
+    ``ENCODE_POSTINGS`` postings' shards are encoded in one numpy pass each, then sliced."""
+    group: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if group and int(postings.starts[b] - postings.starts[group[0][0]]) > ENCODE_POSTINGS:
+            yield from _encode_group(postings, group)
+            group = []
+        group.append((a, b))
+    if group:
+        yield from _encode_group(postings, group)
+
+
+def _encode_group(postings: Postings, ranges: list[tuple[int, int]]) -> Iterator[bytes]:
+    t0, t1 = ranges[0][0], ranges[-1][1]
+    lo = int(postings.starts[t0])
+    part = postings.packed[lo:int(postings.starts[t1])]
+    docs = ((part >> np.uint64(8)) & np.uint64(0xFFFFFF)).astype(np.int64)
+    gaps = np.diff(docs, prepend=0)
+    heads = postings.starts[t0:t1] - lo
+    gaps[heads] = docs[heads]  # each term's first doc id is absolute
+    gap_bytes, gap_at = _leb128(gaps)
+    df_bytes, df_at = _leb128(np.diff(postings.starts[t0:t1 + 1]))
+    impacts = (part & np.uint64(0xFF)).astype(np.uint8)
+    text = (postings.joined(t0, t1) + "\n").encode("utf-8")
+    ids = postings.ids[t0:t1]
+    words = len(postings.words)
+    hashed = int(np.searchsorted(ids, words))
+    sizes = np.empty(len(ids), np.int64)  # UTF-8 bytes of each term and its newline
+    sizes[:hashed] = [len(postings.words[i].encode("utf-8")) + 1 for i in ids[:hashed].tolist()]
+    sizes[hashed:] = np.where((ids[hashed:] - words) % (_CJK_SPAN + 1) > 0, 7, 4)  # CJK: 3 bytes a character
+    text_at = np.zeros(len(ids) + 1, np.int64)
+    np.cumsum(sizes, out=text_at[1:])
+    assert text_at[-1] == len(text)  # internal invariant (CJK terms are in the BMP), not input
+    for a, b in ranges:
+        a0, b0 = a - t0, b - t0
+        pa, pb = int(postings.starts[a]) - lo, int(postings.starts[b]) - lo
+        term_text = text[text_at[a0]:text_at[b0] - 1]
+        yield b"".join((bytes([VERSION]), _varint(b - a), _varint(len(term_text)), term_text,
+                        df_bytes[df_at[a0]:df_at[b0]].tobytes(), gap_bytes[gap_at[pa]:gap_at[pb]].tobytes(),
+                        impacts[pa:pb].tobytes()))
 
 
 def decode_shard(data: bytes) -> dict[str, list[tuple[int, int]]]:

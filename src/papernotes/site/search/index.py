@@ -25,14 +25,14 @@ import hashlib
 import marshal
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from papernotes.corpus.model import Entry, Note
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
-from papernotes.site.search.encode import cut, encode_shard, gather
+from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather
 from papernotes.site.search.store import FORMAT, SearchStore, digest
-from papernotes.site.search.tokenize import Record, new_session, note_record
+from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
 BodyReader = Callable[[Note], str]
 PARALLEL_NOTES = 200
@@ -157,7 +157,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
         postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words)
         ranges = cut(postings)
         firsts = [postings.term(a) for a, _ in ranges]
-        shards = ((f"search/t/{i}.bin", encode_shard(postings, a, b)) for i, (a, b) in enumerate(ranges))
+        shards = ((f"search/t/{i}.bin", blob) for i, blob in enumerate(encode_shards(postings, ranges)))
         if store_path is None:  # an in-memory store: nothing to read them back from later
             data.update(shards)
             shards = iter([(rel, blob) for rel, blob in data.items() if rel.startswith("search/t/")])
@@ -189,10 +189,11 @@ def _record_key(entry: Entry, lang: str) -> str:
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
-def _tokenise(entry: Entry, read_body: BodyReader, lang: str) -> Record:
-    note = entry.note
-    return note_record(note.title, note.keywords, [(t.slug, t.name(lang)) for t in entry.topics],
-                       note.summary, note.authors, read_body(note))
+def _texts(entries: Iterable[Entry], read_body: BodyReader, lang: str) -> Iterator[NoteText]:
+    for entry in entries:
+        note = entry.note
+        yield NoteText(note.title, note.keywords, [(t.slug, t.name(lang)) for t in entry.topics], note.summary,
+                       note.authors, read_body(note))
 
 
 _JOB: tuple[list[Entry], BodyReader, str] | None = None
@@ -201,7 +202,7 @@ _JOB: tuple[list[Entry], BodyReader, str] | None = None
 def _tokenise_range(bounds: tuple[int, int]) -> list[Record]:
     assert _JOB is not None  # set by the parent before forking; not user input
     todo, read_body, lang = _JOB
-    return [_tokenise(e, read_body, lang) for e in todo[bounds[0]:bounds[1]]]
+    return list(note_records(_texts(todo[bounds[0]:bounds[1]], read_body, lang)))
 
 
 def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body: BodyReader,
@@ -227,7 +228,7 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
         return kept
     entries = list(todo.values())
     if len(entries) < PARALLEL_NOTES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        keep(list(zip(todo, (_tokenise(e, read_body, lang) for e in entries))))
+        keep(list(zip(todo, note_records(_texts(entries, read_body, lang)))))
         return kept
     step = max(16, len(entries) // (workers * 6) + 1)
     bounds = [(i, min(len(entries), i + step)) for i in range(0, len(entries), step)]

@@ -21,6 +21,7 @@ from papernotes.site.search.tokenize import Record, code_of
 
 FORMAT = "search-4"
 """Bump when tokenising or the shard format changes: every record is then made again."""
+PAGE_SIZE = 65_536
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -44,6 +45,7 @@ class SearchStore:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(path, timeout=30)
+            self.db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only: records and shards are KB-sized blobs
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(_SCHEMA)

@@ -4,7 +4,9 @@ In: a note's fields (title, keywords, topic names, summary, authors) and its
 Markdown body. Out: a ``Record`` — every term of the note as a 64-bit code with
 its impact, the note's BM25-like score for the term quantised to one byte. A
 record depends on nothing but the note, so it is cached by the note's digest
-and a rebuild re-tokenises only changed notes.
+and a rebuild re-tokenises only changed notes. ``note_records`` tokenises many
+notes at once (one numpy pass over each ~1 MB batch of their text); a record
+is the same whatever batch its note was in.
 
 The query side (``static/search-core.js``) applies the same rules, and
 ``tests/test_search.py`` runs both on the same text:
@@ -39,8 +41,7 @@ import hashlib
 import math
 import re
 import unicodedata
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,17 +106,7 @@ def stem(word: str) -> str:
 
 
 _TERMS: dict[str, str | None] = {}
-_CODES: dict[str, int] = {}
-_WORD_CODES: dict[str, int] = {}
-_FRESH: list[str] = []
 _MEMO = 500_000
-
-
-def new_session() -> None:
-    """Start reporting hashed words afresh: every build reports each word it needs to its own store."""
-    _CODES.clear()
-    _WORD_CODES.clear()
-    _FRESH.clear()
 
 
 def latin_term(word: str) -> str | None:
@@ -137,19 +128,16 @@ def is_cjk(char: str) -> bool:
     return "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff"
 
 
+def _hash_code(term: str) -> int:
+    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little") & _HASH_MASK
+
+
 def code_of(term: str) -> int:
-    """The code of a term (a hashed term met for the first time this session is reported as fresh)."""
-    code = _CODES.get(term)
-    if code is None:
-        if len(term) <= 2 and is_cjk(term[0]):
-            code = CJK_FLAG | ord(term[0]) << 21 | (ord(term[1]) if len(term) == 2 else 0)
-        else:
-            digest = hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest()
-            code = int.from_bytes(digest, "little") & _HASH_MASK
-            _FRESH.append(term)
-        if len(_CODES) < _MEMO:
-            _CODES[term] = code
-    return code
+    """The code of a term."""
+    if len(term) <= 2 and is_cjk(term[0]):
+        return CJK_FLAG | ord(term[0]) << 21 | (ord(term[1]) if len(term) == 2 else 0)
+    at = _SESSION.terms.get(term)
+    return int(_SESSION.codes.data[at]) if at is not None else _hash_code(term)
 
 
 def cjk_term(code: int) -> str:
@@ -159,52 +147,23 @@ def cjk_term(code: int) -> str:
 
 
 def field_terms(text: str) -> list[str]:
-    """Every term of a short field (title, keyword, name), in order, repeats kept."""
-    if "$" in text or "<" in text or "](" in text or "\\" in text or "http" in text:
-        text = _NOISE.sub(" ", text)
-    text = normalise(text)
+    """Every term of a short field (title, keyword, name), in order, repeats kept.
+
+    The rules of one text, as the query side applies them; ``note_records`` applies the same
+    rules to many notes at once (``tests/test_search.py`` checks that they agree).
+    """
+    text = normalise(_clean(text))
     out = [t for t in map(latin_term, _LATIN.findall(text)) if t]
     for run in _CJK.findall(text):
         out.extend([run[i:i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run])
     return out
 
 
-def _word_code(word: str) -> int:
-    """Code of a body word; 0 for the words bodies leave out."""
-    term = latin_term(word) if len(word) > 1 and not word.isdigit() else None
-    code = code_of(term) if term else 0
-    if len(_WORD_CODES) < _MEMO:
-        _WORD_CODES[word] = code
-    return code
-
-
-def _tally(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct codes (ascending) and how many times each occurs."""
-    ordered = np.sort(codes)
-    first = np.empty(len(ordered), dtype=bool)
-    first[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    return ordered[starts], np.diff(np.append(starts, len(ordered)))
-
-
-def body_terms(body: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(codes, term frequencies)`` of a body; codes distinct."""
-    text = _NOISE.sub(" ", body).lower()
-    chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    # unsigned wrap-around: (c - lo) <= span holds exactly for lo <= c <= lo + span
-    if ((chars - 0xFF10 <= 0x4A) | (chars - 0xF900 <= 0x206)).any():  # full-width letters, compatibility forms
-        text = normalise(text)
-        chars = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    cjk = (chars - 0x4E00 <= 0x51FF) | (chars - 0x3400 <= 0x19BF)
-    pair = cjk[:-1] & cjk[1:]
-    bigrams = CJK_FLAG | chars[:-1][pair].astype(np.int64) << 21 | chars[1:][pair]
-    words = _LATIN.findall(text)
-    codes = list(map(_WORD_CODES.get, words))
-    if None in codes:
-        codes = [_word_code(w) if c is None else c for w, c in zip(words, codes)]
-    latin = np.array(codes, np.int64)
-    return _tally(np.concatenate([bigrams, latin[latin != 0]]))
+def _clean(text: str) -> str:
+    """Formulas, link targets, tags and URLs out (only these characters start one)."""
+    if "$" in text or "<" in text or "](" in text or "\\" in text or "http" in text:
+        return _NOISE.sub(" ", text)
+    return text
 
 
 def dequantise(q: int) -> float:
@@ -221,36 +180,251 @@ def quantise(impact: float) -> int:
     return 1 + bisect.bisect_left(_BOUND_LIST, impact)
 
 
-def _saturate(tf: int, norm: float = 1.0) -> float:
-    return tf * (K1 + 1) / (tf + K1 * norm)
+# ------------------------------------------------------------------ many notes at once
+
+@dataclass(frozen=True, slots=True)
+class NoteText:
+    """What a note's record is made from."""
+
+    title: str
+    keywords: Sequence[str]
+    topics: Sequence[tuple[str, str]]
+    """``(slug, display name)`` pairs."""
+    summary: str
+    authors: Sequence[str]
+    body: str
 
 
-_SATURATED = [_saturate(tf) for tf in range(64)]
+BODY = 4
+"""Segment kind of the body; kinds 0-3 are the short fields, in the order of ``_WEIGHTS``."""
+_WEIGHTS = np.array([W_TITLE, W_KEYWORDS, W_SUMMARY, W_AUTHORS, W_BODY])
+_KINDS = 5
+BATCH_CHARS = 1_000_000
+"""Text tokenised per numpy pass (its temporaries cost ~60 bytes a character)."""
+_LATIN_BASE = 1 << 30
+"""Term ids of a batch: a CJK term's compact id (< 2**30, ordered like its text), else this plus the
+term's index in the session."""
+_SPAN = 0x6C01
+"""CJK compact ids: ``(c1 - 0x3400) * _SPAN + (c2 - 0x33FF, or 0 for a lone character)``."""
+
+
+class _Column:
+    """A growable numpy array."""
+
+    def __init__(self, dtype: type = np.int64) -> None:
+        self.data = np.zeros(1024, dtype)
+        self.size = 0
+
+    def extend(self, values: list[int]) -> None:
+        end = self.size + len(values)
+        if end > len(self.data):
+            grown = np.zeros(max(end, 2 * len(self.data)), self.data.dtype)
+            grown[:self.size] = self.data[:self.size]
+            self.data = grown
+        self.data[self.size:end] = values
+        self.size = end
+
+
+class _Session:
+    """Words and terms met since ``new_session``: each word is looked up once, each hashed term
+    hashed once and reported (``Record.words``) with the first record holding it."""
+
+    def __init__(self) -> None:
+        self.words: dict[str, int] = {}
+        """Lower-cased word → its index in ``field_term`` and ``body_term``."""
+        self.field_term = _Column()
+        """Per word: the index of its term in a short field, -1 for none (a stop word)."""
+        self.body_term = _Column()
+        """Per word: the index of its term in a body, -1 for none (also single letters, bare numbers)."""
+        self.terms: dict[str, int] = {}
+        """Hashed term → its index in ``texts``, ``codes`` and ``reported``."""
+        self.texts: list[str] = []
+        self.codes = _Column()
+        self.reported = _Column(np.bool_)
+
+    def term(self, term: str) -> int:
+        at = self.terms.get(term)
+        if at is None:
+            at = self.terms[term] = len(self.texts)
+            self.texts.append(term)
+            self.codes.extend([_hash_code(term)])
+            self.reported.extend([False])
+        return at
+
+    def report(self, terms: np.ndarray) -> tuple[str, ...]:
+        """The text of those of ``terms`` (indexes) not reported before."""
+        fresh = np.unique(terms[~self.reported.data[terms]])
+        self.reported.data[fresh] = True
+        return tuple(map(self.texts.__getitem__, fresh.tolist()))
+
+    def add_words(self, words: list[str]) -> None:
+        fields, bodies = [], []
+        for word in words:
+            term = latin_term(word)
+            at = -1 if term is None else self.term(term)
+            fields.append(at)
+            bodies.append(at if len(word) > 1 and not word.isdigit() else -1)
+            self.words[word] = len(self.words)
+        self.field_term.extend(fields)
+        self.body_term.extend(bodies)
+
+
+_SESSION = _Session()
+
+
+def new_session() -> None:
+    """Start reporting hashed words afresh: every build reports each word it needs to its own store."""
+    global _SESSION
+    _SESSION = _Session()
 
 
 def note_record(title: str, keywords: Sequence[str], topics: Sequence[tuple[str, str]], summary: str,
                 authors: Sequence[str], body: str) -> Record:
     """Tokenise one note. ``topics`` are ``(slug, display name)`` pairs."""
-    del _FRESH[:]
-    meta: dict[str, float] = {}
-    get = meta.get
-    fields = ((W_TITLE, plain(title)), (W_KEYWORDS, "\n".join([*keywords, *(name for _, name in topics)])),
-              (W_SUMMARY, plain(summary)), (W_AUTHORS, "\n".join(authors)))
-    for weight, text in fields:
-        for term, tf in Counter(field_terms(text)).items():
-            meta[term] = get(term, 0.0) + weight * (_SATURATED[tf] if tf < 64 else _saturate(tf))
-    codes, counts = body_terms(body)
-    tf = counts.astype(np.float64)
-    norm = 1 - B_BODY + B_BODY * float(counts.sum()) / PIVOT
-    scores = W_BODY * tf * (K1 + 1) / (tf + K1 * norm)
-    meta_codes = np.fromiter(map(code_of, meta), np.int64, len(meta))
-    meta_scores = np.fromiter(meta.values(), np.float64, len(meta))
-    if len(codes) and len(meta_codes):  # a term both in a short field and in the body: one posting, scores added
-        at = np.minimum(np.searchsorted(codes, meta_codes), len(codes) - 1)
-        hit = codes[at] == meta_codes
-        scores[at[hit]] += meta_scores[hit]
-        meta_codes, meta_scores = meta_codes[~hit], meta_scores[~hit]
-    codes, scores = np.concatenate([codes, meta_codes]), np.concatenate([scores, meta_scores])
-    facets = np.fromiter((code_of(TOPIC_PREFIX + slug) for slug, _ in topics), np.int64, len(topics))
-    impacts = np.concatenate([np.searchsorted(_BOUNDS, scores) + 1, np.ones(len(facets), np.int64)])
-    return Record(np.concatenate([codes, facets]).tobytes(), impacts.astype(np.uint8).tobytes(), tuple(_FRESH))
+    return next(note_records([NoteText(title, keywords, topics, summary, authors, body)]))
+
+
+def note_records(notes: Iterable[NoteText]) -> Iterator[Record]:
+    """The record of each note, in order; notes are tokenised ``BATCH_CHARS`` of text at a time."""
+    batch: list[NoteText] = []
+    size = 0
+    for note in notes:
+        batch.append(note)
+        size += len(note.body) + len(note.summary) + 200
+        if size >= BATCH_CHARS:
+            yield from _batch(batch)
+            batch, size = [], 0
+    if batch:
+        yield from _batch(batch)
+
+
+def _segments(notes: Sequence[NoteText]) -> list[str]:
+    """Five texts per note, noise removed: title, keywords and topic names, summary, authors, body."""
+    out = []
+    for n in notes:
+        out += (_clean(plain(n.title)), _clean("\n".join([*n.keywords, *(name for _, name in n.topics)])),
+                _clean(plain(n.summary)), _clean("\n".join(n.authors)), _NOISE.sub(" ", n.body))
+    return out
+
+
+def _code_points(segments: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The normalised text of every segment as one array of code points, each segment followed by a
+    newline (no term crosses one), and the segment of each code point."""
+    chars, seg_of = _joined(segments)
+    high = np.flatnonzero(chars >= 0xF900)
+    c = chars[high]
+    # unsigned wrap-around: (c - lo) <= span holds exactly for lo <= c <= lo + span
+    fold = high[(c - 0xFF10 <= 9) | (c - 0xFF21 <= 25) | (c - 0xFF41 <= 25) | (c - 0xF900 <= 0x206)]
+    if len(fold):  # full-width digits and letters, compatibility forms: NFKC, in the segments holding them
+        segments = list(segments)
+        for k in np.unique(seg_of[fold]).tolist():
+            segments[k] = normalise(segments[k])
+        chars, seg_of = _joined(segments)
+    return chars, seg_of
+
+
+def _joined(segments: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    text = "\n".join(segments) + "\n"
+    lowered = text.lower()
+    if len(lowered) != len(text):  # "İ" lower-cases to two characters: the segments' lengths change
+        segments = [s.lower() for s in segments]
+        lowered = "\n".join(segments) + "\n"
+    lengths = np.fromiter(map(len, segments), np.int64, len(segments)) + 1
+    return (np.frombuffer(lowered.encode("utf-32-le"), np.uint32),
+            np.repeat(np.arange(len(segments), dtype=np.int64), lengths))
+
+
+def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Where each Latin word starts, and the words."""
+    latin = (chars - 0x30 <= 9) | (chars - 0x61 <= 25) | (chars - 0xDF <= 0x17) | (chars - 0xF8 <= 0x157)
+    edge = np.empty(len(chars), dtype=bool)
+    edge[0] = latin[0]
+    np.not_equal(latin[1:], latin[:-1], out=edge[1:])
+    starts = np.flatnonzero(edge & latin)
+    after = edge & ~latin  # the character after each word (the text ends with a newline): a space
+    spaced = np.where(after, np.uint32(32), chars)[latin | after]
+    return starts, spaced.tobytes().decode("utf-32-le").split()
+
+
+def _terms(chars: np.ndarray, seg_of: np.ndarray) -> np.ndarray:
+    """One key per term occurrence: ``note << 34 | term id << 3 | segment kind``."""
+    cjk = (chars - 0x4E00 <= 0x51FF) | (chars - 0x3400 <= 0x19BF)
+    pairs = np.flatnonzero(cjk[:-1] & cjk[1:])
+    lone = cjk.copy()
+    lone[1:] &= ~cjk[:-1]
+    lone[:-1] &= ~cjk[1:]
+    singles = np.flatnonzero(lone)
+    singles = singles[seg_of[singles] % _KINDS != BODY]  # bodies leave lone characters out
+    first = chars.astype(np.int64) - 0x3400
+    cjk_ids = np.concatenate([first[pairs] * _SPAN + first[pairs + 1] + 1, first[singles] * _SPAN])
+    cjk_segs = np.concatenate([seg_of[pairs], seg_of[singles]])
+
+    starts, words = _latin_words(chars)
+    session = _SESSION
+    known = session.words
+    new = [w for w in dict.fromkeys(words) if w not in known]
+    if new:
+        session.add_words(new)
+    index = np.fromiter(map(known.__getitem__, words), np.int64, len(words))
+    segs = seg_of[starts]
+    terms = np.where(segs % _KINDS == BODY, session.body_term.data[index], session.field_term.data[index])
+    kept = terms >= 0
+
+    ids = np.concatenate([cjk_ids, terms[kept] + _LATIN_BASE])
+    segs = np.concatenate([cjk_segs, segs[kept]])
+    return (segs // _KINDS) << 34 | ids << 3 | segs % _KINDS
+
+
+def _batch(notes: Sequence[NoteText]) -> list[Record]:
+    session = _SESSION
+    if len(session.words) > _MEMO:  # bound the session's memory (words are then reported again: harmless)
+        new_session()
+        session = _SESSION
+    chars, seg_of = _code_points(_segments(notes))
+    keys = _terms(chars, seg_of)
+    del chars, seg_of
+    keys.sort()
+    head = np.empty(len(keys), dtype=bool)
+    head[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=head[1:])
+    at = np.flatnonzero(head)
+    keys = keys[at]
+    tf = np.diff(np.append(at, len(head))).astype(np.float64)
+    kind = keys & 7
+    note = keys >> 34
+    body = kind == BODY
+    # BM25-like saturation; only the body is length-normalised (the same float operations, in the same
+    # order, as one note at a time: a record does not depend on how notes were batched)
+    lengths = np.bincount(note[body], weights=tf[body], minlength=len(notes))
+    norm = 1 - B_BODY + B_BODY * lengths / PIVOT
+    score = np.empty(len(keys))
+    score[body] = W_BODY * tf[body] * (K1 + 1) / (tf[body] + K1 * norm[note[body]])
+    short = ~body
+    score[short] = _WEIGHTS[kind[short]] * (tf[short] * (K1 + 1) / (tf[short] + K1 * 1.0))
+    # one posting per (note, term): field scores added in field order, then to the body's
+    pair = keys >> 3
+    new_pair = np.empty(len(pair), dtype=bool)
+    new_pair[:1] = True
+    np.not_equal(pair[1:], pair[:-1], out=new_pair[1:])
+    pair = pair[new_pair]
+    by_field = np.zeros((len(pair), _KINDS))
+    by_field[np.cumsum(new_pair) - 1, kind] = score
+    total = by_field[:, BODY] + (((by_field[:, 0] + by_field[:, 1]) + by_field[:, 2]) + by_field[:, 3])
+    impacts = (np.searchsorted(_BOUNDS, total) + 1).astype(np.uint8)
+
+    ids = pair & ((1 << 31) - 1)
+    cjk = ids < _LATIN_BASE
+    c1, c2 = np.divmod(ids[cjk], _SPAN)
+    codes = np.empty(len(ids), np.int64)
+    codes[cjk] = CJK_FLAG | (c1 + 0x3400) << 21 | np.where(c2 > 0, c2 + 0x33FF, 0)
+    hashed = ids[~cjk] - _LATIN_BASE
+    facets = [[session.term(TOPIC_PREFIX + slug) for slug, _ in n.topics] for n in notes]
+    codes[~cjk] = session.codes.data[hashed]
+    fresh = session.report(np.concatenate([hashed, np.array([t for f in facets for t in f], np.int64)]))
+    bounds = np.searchsorted(pair >> 31, np.arange(len(notes) + 1)).tolist()
+    out = []
+    for i, topics in enumerate(facets):
+        a, b = bounds[i], bounds[i + 1]
+        out.append(Record(codes[a:b].tobytes() + session.codes.data[topics].tobytes(),
+                          impacts[a:b].tobytes() + b"\x01" * len(topics), () if i else fresh))
+    return out
