@@ -104,7 +104,7 @@ class Model:
         first: dict[str, int] = {}  # term -> position of its first occurrence
         tokens = np.fromiter(map(first.setdefault, chain.from_iterable(r.terms for r in notes), count()), np.int64)
         self.vocab = vocab = list(first)  # by first occurrence: term id order
-        _, flat = np.unique(tokens, return_inverse=True)
+        flat = (np.cumsum(tokens == np.arange(len(tokens))) - 1)[tokens]  # a term's id: how many terms came first
         v = max(len(vocab), 1)
         lengths = np.fromiter(map(len, (r.terms for r in notes)), np.int64, n)
         keys, counts = np.unique(np.repeat(np.arange(n, dtype=np.int64), lengths) * v + flat, return_counts=True)
