@@ -8,7 +8,9 @@ id or normalised title) are left out, and a paper appears once per list.
 Terms are Latin words and CJK 2- and 3-grams. Weights are ``tf × idf`` with
 scikit-learn's smoothed idf, rounded to ``1/IDF_STEPS`` so that one edit leaves
 every other note's vector bit for bit as it was unless a term's idf crosses a step.
-Exact cosine over every pair costs ``Σ df²`` (177 s at 50,000 notes); instead:
+Up to ``related_exact.EXACT_NOTES`` notes every pair is scored and the lists are the
+exact top ``NEIGHBOURS`` (``related_exact``). Beyond, exact cosine over every pair costs
+``Σ df²`` (177 s at 50,000 notes); instead:
 
 1. candidates: each note queries its ``QUERY_TERMS`` heaviest terms (terms in
    more than ``MAX_DF`` of the notes, or in one note only, never count) against
