@@ -114,6 +114,7 @@ def main() -> None:
     from papernotes.corpus.load import load_corpus
     from papernotes.site import related as R
     from papernotes.site import related_exact
+    from papernotes.site.related_model import Model
     from papernotes.site.plan import PlanSettings, SiteIndex, plan_site
     from papernotes.site.resolve import resolve
     from papernotes.site.theme import Theme, labels_for
@@ -162,7 +163,7 @@ def main() -> None:
             out[f"{name}_{label}_all_s"] = [round(r[k], 3) for r in runs]
     out["cold_ratio_old_over_new"] = round(out["old_cold_s"] / out["new_cold_s"], 1)  # type: ignore[operator]
     inputs = [R.RelatedInput(p, R.paper_key(a, t), R.terms_of(t, s, k)) for p, t, s, k, a in raw]
-    out["new_model_s"], model = timed(lambda: R.Model(inputs), args.runs)
+    out["new_model_s"], model = timed(lambda: Model(inputs), args.runs)
     if model.n <= related_exact.EXACT_NOTES:
         out["new_rows_exact_s"], _ = timed(lambda: related_exact.Exact(model).rows(range(model.n)), args.runs)
     out["new_rows_pruned_s"], _ = timed(lambda: model.rows(range(model.n)), args.runs)

@@ -44,8 +44,10 @@ def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.Mo
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     rows = related(notes)
     assert related(list(reversed(notes))) == rows
-    monkeypatch.setattr(module, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
-    monkeypatch.setattr(module, "DOT_ROWS", 3)
+    import papernotes.site.related_model as model
+
+    monkeypatch.setattr(model, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
+    monkeypatch.setattr(model, "DOT_ROWS", 3)
     assert related(notes) == rows
 
 
@@ -177,8 +179,10 @@ def test_pruned_lists_equal_the_algorithm_read_plainly(seed: int, monkeypatch: p
     for name, value in limits.items():
         monkeypatch.setattr(module, name, value)
     monkeypatch.setattr(exact, "EXACT_NOTES", 0)
-    monkeypatch.setattr(module, "BLOCK_ROWS", 9)
-    monkeypatch.setattr(module, "DOT_ROWS", 4)
+    import papernotes.site.related_model as model
+
+    monkeypatch.setattr(model, "BLOCK_ROWS", 9)
+    monkeypatch.setattr(model, "DOT_ROWS", 4)
     notes = random_notes(seed, 150)
     assert related(notes) == pruned_top(notes, 4 + seed, 3 + seed, 4, max(0.3 * 150, 4))
 

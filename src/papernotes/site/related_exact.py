@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from papernotes.site import related
-from papernotes.site.related import Model, _indptr, _spans
+from papernotes.site.related_model import Model, _indptr, _spans
 
 if TYPE_CHECKING:
     from papernotes.site.related_update import Previous

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from papernotes.site import related
-from papernotes.site.related import Model, quantised_idf
+from papernotes.site.related import quantised_idf
+from papernotes.site.related_model import Model
 
 
 @dataclass(frozen=True, slots=True)
