@@ -1,29 +1,39 @@
-"""Benchmark: related papers (quality and cost) and the build-time cost of feeds, sitemap and trends.
+"""Benchmark: related papers (quality and cost, old against new) and the build-time cost of feeds, sitemap and trends.
 
 Stage: none (a developer tool, not part of the package).
 In: a papernotes corpus (the reference one: ``papernotes import-mkdocs DOCS DEST``; a synthetic one:
-``python benchmarks/synth.py /tmp/s50k --notes 50000``).
-Out, on stdout (and ``--json``): wall times, medians of ``--runs`` where cheap, of
-- tokenising every note, building the model, scoring every row in this process and through the
-  child process with ``--workers`` workers (what ``build`` does from 2,000 notes on);
-- ``cached_related`` on a warm cache (what a body edit costs: nothing recomputed) and after one
-  title edit (only the rows it can change are scored again: their number is printed);
-- quality with ``--exact``: agreement of the top-5 with exact TF-IDF cosine (scikit-learn's
-  TfidfVectorizer on the same terms, an exact sparse product, the same duplicate rules):
-  the share of exact neighbours found, over every note;
+``python benchmarks/synth.py /tmp/s50k --notes 50000``). The corpus is loaded through an in-memory cache:
+nothing is written into it.
+Out, on stdout (and ``--json``): wall times, medians of ``--runs``, the old and the new runs alternating, of
+- ``cached_related`` on an empty cache (what a cold build pays: tokenising, the model, every row), old
+  (``--old``, a git revision: its ``site/related.py`` and ``related_update.py``, run as the build ran them,
+  with ``--workers`` processes) and new;
+- ``cached_related`` after one title edit (only the rows it can change are scored again: their number is
+  printed) and on an unchanged warm cache (a body edit);
+- the model and the scoring alone, new, from the tokenised notes;
+- quality with ``--exact``: agreement of old and new top-5 with exact cosine over every pair on the same
+  quantised weights (scipy, an exact sparse product, the same duplicate rules): the share of exact
+  neighbours found, and the notes whose list is exactly the exact one;
 - planning the feed, sitemap and robots pages and the trend charts and growth, rendering the
   feeds and sitemap, and their size.
 
-Usage: python benchmarks/bench_related.py CORPUS [--exact] [--workers 2] [--runs 3] [--json out.json]
+Usage: python benchmarks/bench_related.py CORPUS [--old 4cd046c] [--exact] [--workers 2] [--runs 3] [--json out.json]
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
+from types import ModuleType
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def timed(func, runs: int = 1):  # type: ignore[no-untyped-def]
@@ -35,37 +45,64 @@ def timed(func, runs: int = 1):  # type: ignore[no-untyped-def]
     return statistics.median(times), value
 
 
-def exact_rows(inputs):  # type: ignore[no-untyped-def]
-    """Top-5 by exact TF-IDF cosine (scikit-learn, sparse), same exclusions as papernotes."""
+def old_module(rev: str, where: Path) -> ModuleType:
+    """``site/related.py`` of ``rev`` (with its ``related_update.py``), importable next to the new one."""
+    names = {"related": "related_old", "related_update": "related_old_update"}
+    for name, alias in names.items():
+        text = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:src/papernotes/site/{name}.py"],
+                              check=True, capture_output=True, text=True).stdout
+        text = (text.replace("papernotes.site.related_update", "related_old_update")
+                .replace("from papernotes.site import related\n", "import related_old as related\n")
+                .replace("from papernotes.site.related import", "from related_old import"))
+        (where / f"{alias}.py").write_text(text, encoding="utf-8")
+    sys.path.insert(0, str(where))
+    spec = importlib.util.spec_from_file_location("related_old", where / "related_old.py")
+    assert spec is not None and spec.loader is not None  # a file we just wrote
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["related_old"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def exact_rows(model) -> dict[str, tuple[str, ...]]:  # type: ignore[no-untyped-def]
+    """Top-5 by exact cosine of the quantised weights (scipy, sparse, 500 rows at a time), same exclusions."""
     import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    import scipy.sparse as sparse
 
     from papernotes.site.related import NEIGHBOURS
 
-    notes = sorted(inputs, key=lambda r: r.path)
-    matrix = TfidfVectorizer(analyzer=lambda terms: terms, lowercase=False).fit_transform([r.terms for r in notes])
-    sims = (matrix @ matrix.T).tocsr()
+    matrix = sparse.csr_matrix((model.weight.astype(np.float64), (model.row, model.col)),
+                               shape=(model.n, len(model.vocab)))
     rows = {}
-    for i, note in enumerate(notes):
-        start, end = sims.indptr[i], sims.indptr[i + 1]
-        cols, vals = sims.indices[start:end], sims.data[start:end]
-        order = np.lexsort((cols, -vals))
-        seen, row = {note.paper}, []
-        for j in order:
-            b = cols[j]
-            if b == i or vals[j] <= 0 or notes[b].paper in seen:
-                continue
-            seen.add(notes[b].paper)
-            row.append(notes[b].path)
-            if len(row) == NEIGHBOURS:
-                break
-        rows[note.path] = row
+    for start in range(0, model.n, 500):
+        block = (matrix[start:start + 500] @ matrix.T).toarray()
+        block /= model.norms[start:start + 500, None] * model.norms[None, :]
+        for k, scores in enumerate(block):
+            i = start + k
+            scores[i] = 0.0
+            found = np.flatnonzero(scores > 0)
+            seen, row = {model.paper[i]}, []
+            for b in found[np.lexsort((found, -scores[found]))].tolist():
+                if model.paper[b] not in seen:
+                    seen.add(model.paper[b])
+                    row.append(model.notes[b].path)
+                    if len(row) == NEIGHBOURS:
+                        break
+            if row:
+                rows[model.notes[i].path] = tuple(row)
     return rows
+
+
+def agreement(found: dict[str, tuple[str, ...]], exact: dict[str, tuple[str, ...]]) -> tuple[float, int]:
+    shared = sum(len(set(found.get(p, ())) & set(row)) for p, row in exact.items())
+    identical = sum(found.get(p) == row for p, row in exact.items())
+    return round(shared / max(1, sum(map(len, exact.values()))), 4), identical
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path)
+    parser.add_argument("--old", default="4cd046c", help="git revision of the implementation to compare with")
     parser.add_argument("--exact", action="store_true")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--runs", type=int, default=3)
@@ -74,8 +111,10 @@ def main() -> None:
 
     from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.corpus.load import cache_path, load_corpus
+    from papernotes.corpus.load import load_corpus
     from papernotes.site import related as R
+    from papernotes.site import related_exact
+    from papernotes.site.related_model import Model
     from papernotes.site.plan import PlanSettings, SiteIndex, plan_site
     from papernotes.site.resolve import resolve
     from papernotes.site.theme import Theme, labels_for
@@ -86,35 +125,62 @@ def main() -> None:
     if not config.absolute_base:
         config = config.model_copy(update={"base_url": "https://example.org/notes/"})
     taxonomy = load_site_taxonomy(corpus, config)
-    with BuildCache(cache_path(corpus)) as cache:
+    with BuildCache(None) as cache:  # never write into the corpus
         loaded = load_corpus(corpus, cache)
         entries, _ = resolve(list(loaded.notes), list(loaded.diagnostics), taxonomy)
-    out: dict[str, object] = {"notes": len(entries), "load_average": os.getloadavg()[0]}
     raw = R.note_inputs(entries)
+    out: dict[str, object] = {"notes": len(entries), "load_average_before": os.getloadavg()[0],
+                              "exact_below": related_exact.EXACT_NOTES}
+    scratch = tempfile.TemporaryDirectory()
+    old = old_module(args.old, Path(scratch.name))
+    path, title, summary, keywords, arxiv = raw[len(raw) // 2]
+    edited = [*raw[:len(raw) // 2], (path, title + " revisited", summary, keywords, arxiv), *raw[len(raw) // 2 + 1:]]
 
-    out["tokenise_s"], inputs = timed(lambda: [R.RelatedInput(p, R.paper_key(a, t), R.terms_of(t, s, k))
-                                                for p, t, s, k, a in raw])
-    out["model_s"], model = timed(lambda: R.Model(inputs))
-    out["rows_in_process_s"], rows = timed(lambda: [model.row(i) for i in range(model.n)])
-    model = None  # freed before the child process forks
-    limit = R.PARALLEL_NOTES
-    R.PARALLEL_NOTES = 0
-    out["related_child_s"], found = timed(lambda: R.related(inputs, args.workers))
-    R.PARALLEL_NOTES = limit
-    with BuildCache(None) as memory:
-        out["cached_cold_s"], _ = timed(lambda: R.cached_related(raw, memory, args.workers))
-        out["cached_warm_s"], again = timed(lambda: R.cached_related(raw, memory, args.workers), args.runs)
-        assert not again.computed
-        path, title, summary, keywords, arxiv = raw[len(raw) // 2]
-        edited = [*raw[:len(raw) // 2], (path, title + " revisited", summary, keywords, arxiv), *raw[len(raw) // 2 + 1:]]
-        out["title_edit_s"], update = timed(lambda: R.cached_related(edited, memory, args.workers))
-        out["title_edit_rows_scored"] = update.recomputed
+    def cold(module, workers):  # type: ignore[no-untyped-def]
+        with BuildCache(None) as memory:
+            start = time.perf_counter()
+            first = module.cached_related(raw, memory, workers)
+            cold_s = time.perf_counter() - start
+            start = time.perf_counter()
+            update = module.cached_related(edited, memory, workers)
+            edit_s = time.perf_counter() - start
+            start = time.perf_counter()
+            again = module.cached_related(edited, memory, workers)
+            warm_s = time.perf_counter() - start
+            assert not again.computed
+        return cold_s, edit_s, warm_s, update.recomputed, first.rows
+
+    times: dict[str, list[tuple[float, float, float]]] = {"old": [], "new": []}
+    rows = {}
+    for _ in range(args.runs):  # alternating, so both see the same load
+        for name, module in (("old", old), ("new", R)):
+            cold_s, edit_s, warm_s, scored, rows[name] = cold(module, args.workers)
+            times[name].append((cold_s, edit_s, warm_s))
+            out[f"{name}_title_edit_rows_scored"] = scored
+    for name, runs in times.items():
+        for k, label in enumerate(("cold", "title_edit", "warm")):
+            out[f"{name}_{label}_s"] = round(statistics.median(r[k] for r in runs), 3)
+            out[f"{name}_{label}_all_s"] = [round(r[k], 3) for r in runs]
+    out["cold_ratio_old_over_new"] = round(out["old_cold_s"] / out["new_cold_s"], 1)  # type: ignore[operator]
+    inputs = [R.RelatedInput(p, R.paper_key(a, t), R.terms_of(t, s, k)) for p, t, s, k, a in raw]
+    out["new_model_s"], model = timed(lambda: Model(inputs), args.runs)
+    if model.n <= related_exact.EXACT_NOTES:
+        out["new_rows_exact_s"], _ = timed(lambda: related_exact.Exact(model).rows(range(model.n)), args.runs)
+    out["new_rows_pruned_s"], _ = timed(lambda: model.rows(range(model.n)), args.runs)
+    out["old_new_identical_lists"] = sum(rows["old"].get(p) == row for p, row in rows["new"].items())
     if args.exact:
-        out["exact_s"], exact = timed(lambda: exact_rows(inputs))
-        shared = sum(len(set(found.get(p, ())) & set(row)) for p, row in exact.items())
-        out["agreement_with_exact"] = round(shared / max(1, sum(map(len, exact.values()))), 4)
-        out["notes_with_all_5_found"] = sum(set(found.get(p, ())) == set(row) for p, row in exact.items())
+        out["exact_s"], exact = timed(lambda: exact_rows(model))
+        out["old_agreement_with_exact"], out["old_lists_equal_exact"] = agreement(rows["old"], exact)
+        out["new_agreement_with_exact"], out["new_lists_equal_exact"] = agreement(rows["new"], exact)
+        if model.n <= related_exact.EXACT_NOTES:
+            limit = related_exact.EXACT_NOTES
+            related_exact.EXACT_NOTES = 0
+            pruned = R.related(inputs)
+            related_exact.EXACT_NOTES = limit
+            out["pruned_agreement_with_exact"], out["pruned_lists_equal_exact"] = agreement(pruned, exact)
+    out["load_average_after"] = os.getloadavg()[0]
 
+    found = rows["new"]
     settings = PlanSettings(config, taxonomy, labels_for(config.language))
     index = SiteIndex.of(entries, found)
     out["plan_feeds_sitemap_robots_s"], pages = timed(
@@ -128,7 +194,7 @@ def main() -> None:
     out["feed_pages"] = sum(p.template == "feed.xml" for p in pages)
     out["feeds_and_sitemap_bytes"] = sum(map(len, rendered))
     for key, value in out.items():
-        print(f"{key:30} {value:.3f}" if isinstance(value, float) else f"{key:30} {value}")
+        print(f"{key:34} {value:.3f}" if isinstance(value, float) else f"{key:34} {value}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1), encoding="utf-8")
 

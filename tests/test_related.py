@@ -11,7 +11,7 @@ import pytest
 
 from conftest import EXAMPLES, example_notes, write_note
 from papernotes.site.build import build
-from papernotes.site.related import NEIGHBOURS, RelatedInput, paper_key, related, terms_of
+from papernotes.site.related import NEIGHBOURS, RelatedInput, paper_key, quantised_idf, related, terms_of
 from sitecheck import dead_links, site_contents, site_files
 
 
@@ -38,14 +38,17 @@ def test_self_and_duplicates_of_the_same_paper_are_left_out() -> None:
     assert "f.md" not in rows.get("a.md", ())  # nothing in common: never listed
 
 
-def test_the_lists_do_not_depend_on_input_order_or_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     import papernotes.site.related as module
 
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     rows = related(notes)
     assert related(list(reversed(notes))) == rows
-    monkeypatch.setattr(module, "PARALLEL_NOTES", 10)  # the child process with two workers
-    assert related(notes, workers=2) == rows
+    import papernotes.site.related_model as model
+
+    monkeypatch.setattr(model, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
+    monkeypatch.setattr(model, "DOT_ROWS", 3)
+    assert related(notes) == rows
 
 
 def exact_top(notes: list[RelatedInput]) -> dict[str, list[str]]:
@@ -71,16 +74,117 @@ def exact_top(notes: list[RelatedInput]) -> dict[str, list[str]]:
     return out
 
 
-def test_agreement_with_exact_cosine_on_the_examples() -> None:
+def example_inputs() -> list[RelatedInput]:
     from papernotes.corpus.parse import parse_note
 
     notes = []
     for path in example_notes():
         parsed, _ = parse_note(path.name, path.read_text(encoding="utf-8"))
         notes.append(note(str(path), parsed.title, parsed.summary, parsed.keywords, parsed.arxiv_id))
-    rows, exact = related(notes), exact_top(notes)
-    shared = sum(len(set(rows.get(p, ())) & set(exact[p])) for p in exact)
-    assert shared / sum(map(len, exact.values())) >= 0.9
+    return notes
+
+
+def test_pruned_lists_agree_with_exact_cosine_on_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    import papernotes.site.related_exact as exact
+
+    notes = example_inputs()
+    monkeypatch.setattr(exact, "EXACT_NOTES", 0)  # candidates pruned, as beyond EXACT_NOTES notes
+    rows, truth = related(notes), exact_top(notes)
+    shared = sum(len(set(rows.get(p, ())) & set(truth[p])) for p in truth)
+    assert shared / sum(map(len, truth.values())) >= 0.9
+
+
+def quantised_top(notes: list[RelatedInput]) -> dict[str, tuple[str, ...]]:
+    """Exact cosine over every pair on the quantised integer weights, in plain Python."""
+    counts = [Counter(n.terms) for n in notes]
+    df = Counter(t for c in counts for t in c)
+    weights = [{t: k * quantised_idf(df[t], len(notes)) for t, k in c.items()} for c in counts]
+    norms = [math.sqrt(sum(w * w for w in v.values())) or 1.0 for v in weights]
+    out = {}
+    for i, a in enumerate(notes):
+        scored = sorted((-sum(w * weights[j].get(t, 0) for t, w in weights[i].items()) / (norms[i] * norms[j]),
+                         b.path, b.paper) for j, b in enumerate(notes) if j != i)
+        seen, row = {a.paper}, []
+        for score, path, paper in scored:
+            if score < 0 and paper not in seen:
+                seen.add(paper)
+                row.append(path)
+        if row:
+            out[a.path] = tuple(row[:NEIGHBOURS])
+    return out
+
+
+def random_notes(seed: int, count: int) -> list[RelatedInput]:
+    import random
+
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(120)] + ["联邦学习", "模型量化", "知识蒸馏"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12))) for _ in range(count // 2)]
+    papers = ["", "", "", "2401.00001", "2401.00002"]
+    return [note(f"n{i:03d}.md", rng.choice(texts), rng.choice(texts), (rng.choice(words),), rng.choice(papers))
+            for i in range(count)]  # repeated texts: ties and duplicate papers
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exact_lists_equal_every_pair_scored_in_plain_python(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import papernotes.site.related_exact as exact
+
+    notes = random_notes(seed, 150)
+    monkeypatch.setattr(exact, "SPARE", seed)  # few spare neighbours: duplicates force whole-row sorts
+    monkeypatch.setattr(exact, "BLOCK_CELLS", 150 * 7)
+    assert related(notes) == quantised_top(notes)
+    assert related(example_inputs()) == quantised_top(example_inputs())
+
+
+def pruned_top(notes: list[RelatedInput], query_terms: int, postings: int, candidates: int,
+               cap: float) -> dict[str, tuple[str, ...]]:
+    """The pruned algorithm read plainly: candidates from truncated postings, then exact scores."""
+    notes = sorted(notes, key=lambda r: r.path)
+    counts = [Counter(n.terms) for n in notes]
+    df = Counter(t for c in counts for t in c)
+    weights = [{t: k * quantised_idf(df[t], len(notes)) for t, k in c.items()} for c in counts]
+    norms = [math.sqrt(sum(w * w for w in v.values())) or 1.0 for v in weights]
+    eligible = [sorted((-w, t) for t, w in v.items() if 1 < df[t] <= cap) for v in weights]
+    lists: dict[str, list[tuple[int, int]]] = {}
+    for i, terms in enumerate(eligible):
+        for w, t in terms:
+            lists.setdefault(t, []).append((w, i))
+    lists = {t: sorted(found)[:postings] for t, found in lists.items()}
+    out = {}
+    for i, a in enumerate(notes):
+        acc: Counter[int] = Counter()
+        for w, t in eligible[i][:query_terms]:
+            for y, b in lists[t]:
+                acc[b] += w * y
+        acc.pop(i, None)
+        chosen = sorted((-s, b) for b, s in acc.items())[:candidates]
+        scored = sorted((-sum(w * weights[b].get(t, 0) for t, w in weights[i].items()) / (norms[i] * norms[b]), b)
+                        for _, b in chosen)
+        seen, row = {a.paper}, []
+        for score, b in scored:
+            if score < 0 and notes[b].paper not in seen:
+                seen.add(notes[b].paper)
+                row.append(notes[b].path)
+        if row:
+            out[a.path] = tuple(row[:NEIGHBOURS])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pruned_lists_equal_the_algorithm_read_plainly(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    import papernotes.site.related as module
+    import papernotes.site.related_exact as exact
+
+    limits = {"QUERY_TERMS": 4 + seed, "POSTINGS": 3 + seed, "CANDIDATES": 4, "MIN_DF_CAP": 4, "MAX_DF": 0.3}
+    for name, value in limits.items():
+        monkeypatch.setattr(module, name, value)
+    monkeypatch.setattr(exact, "EXACT_NOTES", 0)
+    import papernotes.site.related_model as model
+
+    monkeypatch.setattr(model, "BLOCK_ROWS", 9)
+    monkeypatch.setattr(model, "DOT_ROWS", 4)
+    notes = random_notes(seed, 150)
+    assert related(notes) == pruned_top(notes, 4 + seed, 3 + seed, 4, max(0.3 * 150, 4))
 
 
 def related_links(site: Path, page: str) -> list[str]:
@@ -171,15 +275,20 @@ def test_changing_a_notes_arxiv_id_updates_duplicate_detection(tmp_path: Path) -
     rebuilt_equals_clean(corpus, site, tmp_path)
 
 
+@pytest.mark.parametrize("exact_notes", [0, 1000])
 @pytest.mark.parametrize("seed", range(6))
-def test_updates_after_edits_equal_a_fresh_computation(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Random title/keyword edits, additions and removals, with tiny limits so that every pruning step
-    bites: the rows an update keeps and the rows it scores again are exactly the fresh ones."""
+def test_updates_after_edits_equal_a_fresh_computation(seed: int, exact_notes: int,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random title/keyword edits, additions and removals, pruned (with tiny limits so that every
+    pruning step bites) and exact: the rows an update keeps and the rows it scores again are exactly
+    the fresh ones."""
     import random
 
     import papernotes.site.related as module
+    import papernotes.site.related_exact as exact
     from papernotes.cache import BuildCache
 
+    monkeypatch.setattr(exact, "EXACT_NOTES", exact_notes)
     for name, value in (("POSTINGS", 3), ("QUERY_TERMS", 6), ("CANDIDATES", 4), ("MIN_DF_CAP", 4), ("MAX_DF", 0.3)):
         monkeypatch.setattr(module, name, value)
     rng = random.Random(seed)

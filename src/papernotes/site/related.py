@@ -1,4 +1,4 @@
-"""Plan stage, related papers: each note's nearest notes by TF-IDF cosine (pure Python, no numpy).
+"""Plan stage, related papers: each note's nearest notes by TF-IDF cosine (numpy, in this process).
 
 In: one ``RelatedInput`` per note (its path, the paper it is about, the terms of its
 title, summary and keywords). Out: path -> the paths of its ``NEIGHBOURS`` nearest
@@ -8,7 +8,9 @@ id or normalised title) are left out, and a paper appears once per list.
 Terms are Latin words and CJK 2- and 3-grams. Weights are ``tf × idf`` with
 scikit-learn's smoothed idf, rounded to ``1/IDF_STEPS`` so that one edit leaves
 every other note's vector bit for bit as it was unless a term's idf crosses a step.
-Exact cosine over every pair costs ``Σ df²`` (177 s at 50,000 notes); instead:
+Up to ``related_exact.EXACT_NOTES`` notes every pair is scored and the lists are the
+exact top ``NEIGHBOURS`` (``related_exact``). Beyond, exact cosine over every pair costs
+``Σ df²`` (177 s at 50,000 notes); instead:
 
 1. candidates: each note queries its ``QUERY_TERMS`` heaviest terms (terms in
    more than ``MAX_DF`` of the notes, or in one note only, never count) against
@@ -16,27 +18,22 @@ Exact cosine over every pair costs ``Σ df²`` (177 s at 50,000 notes); instead:
 2. the best ``CANDIDATES`` by that partial score are scored exactly (integer dot
    products over every shared term, full norms) and the top ``NEIGHBOURS`` kept.
 
-BENCHMARKS.md has the agreement with exact cosine and the cost. Ties break by
-path, so the result is a pure function of the inputs, whatever their order.
+Both steps run on numpy arrays, a block of rows at a time (``related_model.Model.rows``). Weights
+are integers, so every partial and full dot product is an exact integer and the
+result does not depend on summation order or block size. BENCHMARKS.md has the
+agreement with exact cosine and the cost. Ties break by path, so the result is a
+pure function of the inputs, whatever their order.
 """
 from __future__ import annotations
 
-import gc
 import hashlib
-import heapq
 import marshal
 import math
-import multiprocessing
 import re
 import sys
-from array import array
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any, Protocol
-
-from papernotes.errors import BuildError
 
 NEIGHBOURS = 5
 QUERY_TERMS = 80
@@ -89,90 +86,6 @@ def quantised_idf(df: int, n: int) -> int:
     return round(IDF_STEPS * (math.log((1 + n) / (1 + df)) + 1.0))
 
 
-class Model:
-    """Norms, query lists and truncated postings of a set of notes (built once per computation).
-
-    Kept compact for 50,000 notes: postings are built in typed arrays, and a note's vector for exact
-    scoring is its own term tuple (terms of one note only score 0 against any other).
-    """
-
-    def __init__(self, notes: Sequence[RelatedInput]) -> None:
-        self.notes = sorted(notes, key=lambda r: r.path)  # index order is path order: ties break by index
-        self.n = n = len(self.notes)
-        df: Counter[str] = Counter()
-        for r in self.notes:
-            df.update(set(r.terms))
-        by_df = {d: quantised_idf(d, n) for d in set(df.values())}
-        self.idf = idf = {t: by_df[d] for t, d in df.items()}
-        self.df = df
-        self.cap = cap = max(MAX_DF * n, MIN_DF_CAP)
-        self.norms: list[float] = []
-        self.queries: list[tuple[tuple[str, ...], tuple[int, ...]]] = []
-        ids: dict[str, array] = {}
-        ys: dict[str, array] = {}
-        for i, r in enumerate(self.notes):
-            weights = [(-k * idf[t], t) for t, k in Counter(r.terms).items()]
-            norm = math.sqrt(sum(w * w for w, _ in weights)) or 1.0
-            self.norms.append(norm)
-            weights.sort()
-            eligible = [(w, t) for w, t in weights if 1 < df[t] <= cap]
-            top = eligible[:QUERY_TERMS]
-            self.queries.append((tuple(t for _, t in top), tuple(-w for w, _ in top)))
-            for w, t in eligible:
-                found = ids.get(t)
-                if found is None:
-                    found = ids[t] = array("i")
-                    ys[t] = array("d")
-                found.append(i)
-                ys[t].append(-w)
-        self.postings: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
-        for t, found in ids.items():
-            weight = ys[t]
-            if len(found) > POSTINGS:  # the notes the term weighs most in; ties by path (index)
-                best = heapq.nsmallest(POSTINGS, zip(map(float.__neg__, weight), found))
-                self.postings[t] = (tuple([i for _, i in best]), tuple([-y for y, _ in best]))
-            else:
-                self.postings[t] = (tuple(found), tuple(weight))
-
-    def row(self, i: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """Indices of note ``i``'s neighbours, best first, and of every candidate scored exactly."""
-        notes, norms, postings = self.notes, self.norms, self.postings
-        acc: dict[int, float] = {}
-        get = acc.get
-        terms, xs = self.queries[i]
-        for t, x in zip(terms, xs):
-            ids, ys = postings[t]
-            for b, y in zip(ids, ys):
-                acc[b] = get(b, 0.0) + x * y
-        acc.pop(i, None)
-        if not acc:
-            return (), ()
-        candidates = heapq.nsmallest(CANDIDATES, zip(map(float.__neg__, acc.values()), acc.keys()))
-        idf = self.idf
-        weights = {t: k * idf[t] * idf[t] for t, k in Counter(notes[i].terms).items()}
-        zero = repeat(0)
-        na = norms[i]
-        scored = sorted((-sum(map(weights.get, notes[b].terms, zero)) / (na * norms[b]), b) for _, b in candidates)
-        seen = {notes[i].paper}
-        out: list[int] = []
-        for score, b in scored:
-            paper = notes[b].paper
-            if score >= 0 or paper in seen:  # negated scores
-                continue
-            seen.add(paper)
-            out.append(b)
-            if len(out) == NEIGHBOURS:
-                break
-        return tuple(out), tuple(sorted(b for _, b in candidates))
-
-
-PARALLEL_NOTES = 2000
-"""From this many notes on, the lists are computed in a child process (its memory is returned when it
-exits, before pages are rendered) that splits the rows over worker processes."""
-
-_MODEL: Model | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """One computation: every note's row, the candidates behind it, and what the next update needs."""
@@ -186,9 +99,9 @@ class Outcome:
     """How many rows were scored (the others were kept from the previous computation)."""
 
 
-def related(notes: Iterable[RelatedInput], workers: int = 1) -> dict[str, tuple[str, ...]]:
+def related(notes: Iterable[RelatedInput]) -> dict[str, tuple[str, ...]]:
     """Every note's neighbours (paths, best first); notes without any are left out."""
-    return rows_by_path(compute(list(notes), workers))
+    return rows_by_path(compute(list(notes)))
 
 
 def rows_by_path(outcome: Outcome) -> dict[str, tuple[str, ...]]:
@@ -196,56 +109,30 @@ def rows_by_path(outcome: Outcome) -> dict[str, tuple[str, ...]]:
     return {paths[i]: tuple(paths[b] for b in row) for i, row in enumerate(outcome.rows) if row}
 
 
-def compute(notes: list[RelatedInput], workers: int = 1, previous: Any = None) -> Outcome:
-    """Score every row, or with ``previous`` (``related_update.Previous``) only the rows an edit can change."""
-    if len(notes) >= PARALLEL_NOTES and "fork" in multiprocessing.get_all_start_methods():
-        ctx = multiprocessing.get_context("fork")
-        receive, send = ctx.Pipe(duplex=False)
-        child = ctx.Process(target=_child, args=(notes, workers, previous, send), name="papernotes-related")
-        child.start()
-        send.close()
-        try:
-            found: Outcome | None = receive.recv()
-        except EOFError:
-            found = None
-        child.join()
-        if found is None or child.exitcode != 0:
-            raise BuildError(f"related papers: the worker process failed (exit status {child.exitcode})")
-        return found
-    return _compute(notes, 1, previous)
+def compute(notes: list[RelatedInput], previous: Any = None) -> Outcome:
+    """Score every row, or with ``previous`` (``related_update.Previous``) only the rows an edit can change.
 
+    Up to ``related_exact.EXACT_NOTES`` notes the lists are exact; beyond, candidates are pruned.
+    """
+    from papernotes.site import related_exact, related_update
+    from papernotes.site.related_model import Model
 
-def _compute(notes: list[RelatedInput], workers: int, previous: Any) -> Outcome:
-    global _MODEL
-    _MODEL = model = Model(notes)
-    if previous is None:
-        todo, kept = list(range(model.n)), {}
+    exact = len(notes) <= related_exact.EXACT_NOTES
+    model = Model(notes, pruned=not exact)
+    if previous is not None and (len(previous.paths) <= related_exact.EXACT_NOTES) != exact:
+        previous = None  # the last lists were made the other way
+    if exact:
+        scorer = related_exact.Exact(model)
+        score = scorer.rows
+        stale = (lambda: related_exact.stale_rows(model, scorer, previous))
     else:
-        from papernotes.site.related_update import stale_rows
-
-        todo, kept = stale_rows(model, previous)
-    if workers > 1 and len(todo) >= PARALLEL_NOTES:
-        step = -(-len(todo) // (workers * 4))
-        gc.freeze()  # the workers only read the model: keep the collector from copying its pages
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            parts = pool.map(_rows, [todo[start:start + step] for start in range(0, len(todo), step)])
-        scored = dict(zip(todo, (row for part in parts for row in part)))
-    else:
-        scored = {i: model.row(i) for i in todo}
+        score = model.rows
+        stale = (lambda: related_update.stale_rows(model, previous))
+    todo, kept = (list(range(model.n)), {}) if previous is None else stale()
+    scored = dict(zip(todo, score(todo)))
     results = [scored[i] if i in scored else kept[i] for i in range(model.n)]
-    _MODEL = None
     return Outcome(tuple(r.path for r in model.notes), tuple(r for r, _ in results), tuple(c for _, c in results),
-                   tuple(model.norms), len(todo))
-
-
-def _child(notes: list[RelatedInput], workers: int, previous: Any, send: Any) -> None:
-    send.send(_compute(notes, workers, previous))
-    send.close()
-
-
-def _rows(indices: list[int]) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    assert _MODEL is not None  # set before the pool forks; not user input
-    return [_MODEL.row(i) for i in indices]
+                   tuple(model.norms.tolist()), len(todo))
 
 
 def inputs_digest(digests: Mapping[str, str]) -> str:
@@ -289,7 +176,8 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
     """The lists for ``(path, title, summary, keywords, arxiv id)`` notes, recomputed only when an input changed.
 
     A body edit changes no input, so nothing is tokenised or scored; a title edit scores again
-    only the rows it can change (``related_update``).
+    only the rows it can change (``related_update``). ``workers`` is unused (the scoring is
+    vectorised in this process); the build still passes it.
     """
     from papernotes.site.related_update import Previous
 
@@ -318,7 +206,7 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
         old_terms = {p: known.get(before[p]) for p in paths if p in changed or p not in digests}
         if all(t is not None for t in old_terms.values()):
             last = Previous(paths, norms, rows, cands, changed, old_terms)  # type: ignore[arg-type]
-    outcome = compute(inputs, workers, last)
+    outcome = compute(inputs, last)
     found_rows = rows_by_path(outcome)
     if terms.keys() != known.keys():
         cache.save_blob(TERMS_BLOB, terms)

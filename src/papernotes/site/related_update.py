@@ -19,11 +19,14 @@ posting, and rows whose candidates include a dirty or removed note.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from papernotes.site import related
-from papernotes.site.related import Model, quantised_idf
+from papernotes.site.related import quantised_idf
+from papernotes.site.related_model import Model
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,35 +55,36 @@ def stale_rows(model: Model, old: Previous) -> tuple[list[int], dict[int, tuple[
             delta.update(set(old.old_terms[path]))
     for path in removed:
         delta.update(set(old.old_terms[path]))
-    n_old, df = len(old.paths), model.df
+    n_old = len(old.paths)
     cap_old = max(related.MAX_DF * n_old, related.MIN_DF_CAP)
+    df_old = model.df.copy()  # per term id, for the terms notes hold now
+    term_id = model.term_id
+    for term, d in delta.items():
+        if d and term in term_id:
+            df_old[term_id[term]] += d
+    # a term moved when its idf or its eligibility changed: its weight changed in every note holding it
+    idf_old, elig_old = idf_of(df_old, n_old), (df_old > 1) & (df_old <= cap_old)
+    elig_now = (model.df > 1) & (model.df <= model.cap)
+    moved = (idf_old != model.idf) | (elig_old != elig_now)
+    if n_old == model.n and cap_old == model.cap:  # else every term is a suspect
+        suspect = np.zeros(len(moved), bool)
+        suspect[[term_id[t] for t, d in delta.items() if d and t in term_id]] = True
+        moved &= suspect
+    dirty = {index[p] for p in old.changed}
+    dirty.update(np.unique(model.row[moved[model.col]]).tolist())
 
-    def df_old(term: str) -> int:
-        return df.get(term, 0) + delta.get(term, 0)
-
-    idf_old: dict[int, int] = {}
-    idf_new: dict[int, int] = {}
+    def df_before(term: str) -> int:
+        return model.df_of(term) + delta.get(term, 0)
 
     def before(term: str) -> tuple[int, bool]:
-        d = df_old(term)
-        found = idf_old.get(d)
-        if found is None:
-            found = idf_old[d] = quantised_idf(d, n_old)
-        return found, 1 < d <= cap_old
+        d = df_before(term)
+        return quantised_idf(d, n_old), 1 < d <= cap_old
 
     def now(term: str) -> tuple[int, bool]:
-        d = df.get(term, 0)
-        found = idf_new.get(d)
-        if found is None:
-            found = idf_new[d] = quantised_idf(d, model.n)
-        return found, 1 < d <= model.cap
+        d = model.df_of(term)
+        return quantised_idf(d, model.n), 1 < d <= model.cap
 
-    suspects = set(df) if n_old != model.n or cap_old != model.cap else {t for t, d in delta.items() if d}
-    moved = {t for t in suspects if before(t) != now(t)}  # weight or eligibility changed everywhere it occurs
-    dirty = {index[p] for p in old.changed}
-    if moved:
-        dirty.update(i for i, r in enumerate(model.notes) if i not in dirty and not moved.isdisjoint(r.terms))
-    changed_postings = set(moved)
+    changed_postings = {model.vocab[t] for t in np.flatnonzero(moved).tolist()}
     for path in old.changed:  # entries move only where a count changed (idf moves are in ``moved``)
         i = index[path]
         now_counts = Counter(model.notes[i].terms)
@@ -88,31 +92,41 @@ def stale_rows(model: Model, old: Previous) -> tuple[list[int], dict[int, tuple[
         for term in (now_counts.keys() | then_counts.keys()) - changed_postings:
             if now_counts[term] == then_counts[term]:
                 continue
-            if now(term)[1] and i in model.postings[term][0]:
+            if now(term)[1] and i in model.postings(term)[0]:
                 changed_postings.add(term)
-            elif then_counts[term] and before(term)[1] and _held(model, path, then_counts[term], term, df_old):
+            elif then_counts[term] and before(term)[1] and _held(model, path, then_counts[term], term, df_before):
                 changed_postings.add(term)
     for path in removed:
         for term, k in Counter(old.old_terms[path]).items():
-            if term not in changed_postings and before(term)[1] and _held(model, path, k, term, df_old):
+            if term not in changed_postings and before(term)[1] and _held(model, path, k, term, df_before):
                 changed_postings.add(term)
 
+    querying = np.zeros(len(model.vocab) + 1, bool)
+    querying[[term_id[t] for t in changed_postings if t in term_id]] = True
+    touched = set((np.searchsorted(model.q_indptr, np.flatnonzero(querying[model.q_col]), side="right") - 1).tolist())
     gone = {old_index[p] for p in removed} | {old_index[model.notes[i].path] for i in dirty
                                                if model.notes[i].path in old_index}
+    remap = [index.get(p, -1) for p in old.paths]
     todo, kept = [], {}
     for i, note in enumerate(model.notes):
         was = old_index.get(note.path)
-        if i in dirty or was is None or not changed_postings.isdisjoint(model.queries[i][0]) \
-                or not gone.isdisjoint(old.cands[was]):
+        if i in dirty or was is None or i in touched or not gone.isdisjoint(old.cands[was]):
             todo.append(i)
             continue
-        kept[i] = (tuple(index[old.paths[b]] for b in old.rows[was]), tuple(index[old.paths[b]] for b in old.cands[was]))
+        kept[i] = (tuple([remap[b] for b in old.rows[was]]), tuple([remap[b] for b in old.cands[was]]))
     return todo, kept
 
 
-def _held(model: Model, path: str, k: int, term: str, df_old) -> bool:  # type: ignore[no-untyped-def]
+def idf_of(df: np.ndarray, n: int) -> np.ndarray:
+    """``quantised_idf`` of every document frequency in ``df``."""
+    values, where = np.unique(df, return_inverse=True)
+    return np.array([quantised_idf(int(d), n) for d in values], np.int64)[where]
+
+
+def _held(model: Model, path: str, k: int, term: str, df_before: Callable[[str], int]) -> bool:
     """Whether ``term``'s postings held, or may have held, ``path``'s old entry (``k`` occurrences)."""
-    ids, ys = model.postings.get(term, ((), ()))
-    if df_old(term) <= related.POSTINGS or model.df.get(term, 0) <= related.POSTINGS or not ids:
+    ids, ys = model.postings(term)
+    if df_before(term) <= related.POSTINGS or model.df_of(term) <= related.POSTINGS or not len(ids):
         return True  # an untruncated list held every note with the term
-    return (-float(k * model.idf[term]), path) < (-ys[-1], model.notes[ids[-1]].path)  # the idf did not move
+    idf = int(model.idf[model.term_id[term]])  # the idf did not move (else the term is in ``moved``)
+    return (-float(k * idf), path) < (-float(ys[-1]), model.notes[int(ids[-1])].path)
