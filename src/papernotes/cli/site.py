@@ -32,15 +32,15 @@ def build(
 
     from papernotes.site.build import build as run_build
 
+    # Many small acyclic records are allocated (from the scan on): fewer, cheaper collections (imports frozen
+    # out of them).
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
     found = _scan(corpus)
     if found is not None and not found.files:
         error(f"no notes in {corpus}: a note is a Markdown file with YAML front matter; start with "
               f"`papernotes new {corpus}` or `papernotes ingest SOURCE … {corpus}`; nothing was built")
         raise typer.Exit(1)
-
-    # Many small acyclic records are allocated: fewer, cheaper collections (imports frozen out of them).
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
     from papernotes.cli.progress import progress_bar
 
     try:
