@@ -135,6 +135,10 @@ def test_without_an_absolute_base_url_no_feed_and_one_warning(tmp_path: Path) ->
     assert "Sitemap" not in (tmp_path / "site/robots.txt").read_text(encoding="utf-8")
     html = (tmp_path / "site/ICML2024/optimization/a/index.html").read_text(encoding="utf-8")
     assert 'rel="canonical"' not in html and "og:url" not in html
+    assert "the file does not exist (create it with base_url" in warned[0].message  # no papernotes.toml yet
+    (corpus / "papernotes.toml").write_text('base_url = "/notes/"\n', encoding="utf-8")
+    warned = [d for d in build(corpus, tmp_path / "site").diagnostics if d.code == "base-url"]
+    assert [d.message.split(":")[0] for d in warned] == ["base_url '/notes/' is not absolute (https"]
 
 
 def structured_data(html: str) -> list[object]:

@@ -428,9 +428,11 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
         cache.delete_blobs("topics:")
         cache.save_blob(memo_key, memo)
     if entries and not project.config.absolute_base:
-        problems.append(warning(str(project.root / CONFIG_NAME), 0, f"base_url {project.config.base_url!r} is not "
-                                "absolute (https://host/path/): no Atom feeds, sitemap.xml, canonical or OpenGraph "
-                                "URLs were made", "base-url"))
+        where = project.root / CONFIG_NAME
+        what = (f"base_url {project.config.base_url!r} is not absolute (https://host/path/)" if where.exists() else
+                'no base_url: the file does not exist (create it with base_url = "https://host/path/")')
+        problems.append(warning(str(where), 0, f"{what}: no Atom feeds, sitemap.xml, canonical or OpenGraph URLs "
+                                "were made", "base-url"))
     return entries, problems
 
 
