@@ -38,9 +38,6 @@ if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something t
 
 Progress = Callable[[str, int, int], None]
 
-TOKENISE_AHEAD_NOTES = 500
-"""A whole-site plan of at least this many notes tokenises their search records in a process of its own
-while the related lists are computed and the pages planned and rendered."""
 SEARCH_PENDING = "search-pending:"
 """Blob key (+ site): notes whose pages were published before their search entries (body edits publish
 the pages first); the next build redoes those entries if the build that published them did not."""
@@ -174,7 +171,6 @@ class Builder:
         self._theme = None
         self._theme_precompiled = False
         self._lists: tuple[str, dict[str, tuple[str, ...]]] | None = None
-        self._tokenising: Callable[[], None] | None = None
 
     @property
     def project(self) -> Project:
@@ -231,7 +227,7 @@ class Builder:
                     plan = _plan_scoped(project, loaded, cache, site, changed, removed, previous,
                                         staging.out / MANIFEST_NAME, self.workers)
                 if plan is None:
-                    plan = _plan_site(project, loaded, cache, strict, self.workers, self._tokenise_ahead)
+                    plan = _plan_site(project, loaded, cache, strict, self.workers)
             result.notes, result.pages = plan.state.notes, plan.state.pages
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
@@ -282,16 +278,6 @@ class Builder:
         self._lists = (shown, lists) if lists is not None else None
         return lists
 
-    def _tokenise_ahead(self, entries: list[Entry]) -> None:
-        """Start tokenising a whole site's search records alongside the rest of the build (one-language
-        sites with a cache; each edition of a multilingual site has entries of its own)."""
-        from papernotes.site.search import corpus_bodies, tokenise_ahead
-
-        if (len(entries) >= TOKENISE_AHEAD_NOTES and self.workers > 1 and self.cache_file is not None
-                and len(self.project.config.editions) == 1):
-            self._tokenising = tokenise_ahead(entries, corpus_bodies(self.project.root), self.cache_file.parent,
-                                              self.project.config.language)
-
     def theme(self, pages: int):  # type: ignore[no-untyped-def]
         """The theme, made once per builder (templates compiled up front for a large render)."""
         from papernotes.site.render import PARALLEL_PAGES
@@ -328,15 +314,12 @@ class Builder:
                 staging.planned_writes([MANIFEST_NAME])
             search_dir, read_body = self.cache_file.parent if self.cache_file else None, corpus_bodies(project.root)
             searches = []  # (URL prefix, files) of each edition's index
-            search_later = plan.entries is None and search_dir is not None
+            search_later = plan.entries is None and search_dir is not None and staging.incremental
             if search_later:  # note bodies edited: their pages now, their search entries right after
                 cache.save_blob(SEARCH_PENDING + staging.site_key,
                                 sorted({*(cache.load_blob(SEARCH_PENDING + staging.site_key) or ()),
                                         *(p.context.entry.note.path for p in plan.pages)}))
             elif plan.entries is not None:
-                if self._tokenising is not None:  # the records it stores are read back below
-                    self._tokenising()
-                    self._tokenising = None
                 for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
                     # each edition its own store, apart from a one-language site's (whose body edits update theirs)
                     where = search_dir / "editions" / lang if search_dir is not None and plan.other_editions else search_dir
@@ -436,9 +419,8 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
     return entries, problems
 
 
-def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool, workers: int = 1,
-               resolved: Callable[[list[Entry]], None] | None = None) -> SitePlan:
-    """Resolve and plan every page; ``resolved`` is told the entries as soon as they are known."""
+def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool, workers: int = 1) -> SitePlan:
+    """Resolve and plan every page."""
     from papernotes.site.plan import SiteIndex, plan_site
     from papernotes.site.related import cached_related, note_inputs
 
@@ -446,8 +428,6 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
     if strict and errors:
         raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
-    if resolved is not None:
-        resolved(entries)
     related = cached_related(note_inputs(entries), cache, workers)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}

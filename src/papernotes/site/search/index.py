@@ -102,22 +102,6 @@ def corpus_bodies(corpus: Path) -> BodyReader:
     return read
 
 
-def tokenise_ahead(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Path, lang: str) -> Callable[[], None]:
-    """Start storing the records ``search_files`` will want that are not stored yet, in a forked process,
-    while the caller goes on (a cold build computes related lists, plans and renders meanwhile);
-    returns the function that waits for it. ``search_files`` then finds them stored."""
-    wanted = {_record_key(entry, lang): entry for entry in entries}
-    process = multiprocessing.get_context("fork").Process(
-        target=_tokenise_into, args=(wanted, read_body, cache_dir / STORE_NAME, lang), daemon=True)
-    process.start()
-    return process.join
-
-
-def _tokenise_into(wanted: Mapping[str, Entry], read_body: BodyReader, store_path: Path, lang: str) -> None:
-    with SearchStore(store_path) as store:
-        _tokenise_missing(store, wanted, read_body, lang, 1)
-
-
 def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Path | None, lang: str,
                  workers: int | None = None) -> SearchFiles:
     """The search index of ``entries`` (every note of the site)."""
