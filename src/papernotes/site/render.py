@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], None]
 PARALLEL_PAGES = 150
+RECYCLE_CHUNKS = 2
 """Below this many pages, rendering stays in the build process."""
 
 _JOB: tuple[Theme, list[Page], Staging] | None = None
@@ -58,7 +59,9 @@ def render_pages(theme: Theme, pages: list[Page], staging: Staging, workers: int
         bounds = [(i, min(total, i + chunk)) for i in range(0, total, chunk)]
         problems = []
         gc.freeze()  # workers share the parent's records copy-on-write; GC would touch (and copy) every page
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # A worker copies the parent's memory pages it touches (reference counts): a fresh one every
+        # RECYCLE_CHUNKS chunks keeps the process tree inside the memory budget at 50,000 notes.
+        with multiprocessing.get_context("fork").Pool(workers, maxtasksperchild=RECYCLE_CHUNKS) as pool:
             done = 0
             for part in pool.imap(_render_range, bounds):
                 problems.extend(part)
