@@ -10,6 +10,8 @@ import pytest
 from papernotes.corpus.frontmatter import render
 from papernotes.site.build import BuildResult, build
 
+pytest_plugins = ["chromium"]  # the ``browser`` fixture of the browser tests
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
 SHARED = Path(os.environ.get("PAPERNOTES_SHARED", REPO.parent / "shared"))

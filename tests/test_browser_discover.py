@@ -5,22 +5,19 @@ Kept apart from test_browser.py (search) but built the same way: the examples se
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections.abc import Iterator
 
 import pytest
+from chromium import needs_chromium
 
 from conftest import EXAMPLES
 from papernotes.site.serve import DevServer
 
-CHROMIUM = os.environ.get("PAPERNOTES_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="system Chromium not installed")
+pytestmark = needs_chromium
 
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="module")
@@ -31,14 +28,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
     server.start()
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture()

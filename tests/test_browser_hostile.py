@@ -18,14 +18,14 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pytest
+from chromium import needs_chromium
 
 import hostile_corpus
 from hostile_corpus import D
 from papernotes.site.build import build
-from test_browser import CHROMIUM, FLAGS
 
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="system Chromium not installed")
+pytestmark = needs_chromium
 
 PAGES = [
     "", "ICML2024/", D, "ICLR2024/optimization/", "domains/", "domains/optimization/", "topics/",
@@ -53,14 +53,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     yield f"http://127.0.0.1:{server.server_address[1]}/", layout.site
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield instance
-        instance.close()
 
 
 class Watched:

@@ -8,22 +8,18 @@ Skipped when no system Chromium is installed; Playwright never downloads a brows
 from __future__ import annotations
 
 import functools
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from chromium import needs_chromium
 
 from conftest import write_note
 from papernotes.site.build import build
 
-CHROMIUM = os.environ.get("PAPERNOTES_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="system Chromium not installed")
-FLAGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+pytestmark = needs_chromium
 EVIL = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 LONG = "Averyveryverylongunbrokentitlewordthatwouldoverflowanarrowphonescreenifnotwrapped" * 2
 
@@ -83,14 +79,6 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_port}/site/"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with playwright.sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        yield instance
-        instance.close()
 
 
 @pytest.fixture()
