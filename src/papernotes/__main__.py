@@ -1,3 +1,3 @@
-from papernotes.cli import run
+from papernotes.cli.entry import main
 
-run()
+main()

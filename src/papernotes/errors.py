@@ -78,3 +78,8 @@ class BuildError(PapernotesError):
     """The build stopped (``--strict`` with errors, or an output problem); the previous site is untouched."""
 
     exit_code = 1
+
+    def __init__(self, message: str, errors: list[Diagnostic] | tuple[Diagnostic, ...] = ()) -> None:
+        super().__init__(message)
+        self.errors = tuple(errors)
+        """The notes' errors that stopped it (``--strict``), printed before the message."""

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papernotes.cli.app import app, err, error, exit_on_errors, fail, out, report
+from papernotes.cli.common import app, err, error, exit_on_errors, fail, out, report
 from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
 

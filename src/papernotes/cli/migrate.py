@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from papernotes.cli.app import app, err, fail, out
+from papernotes.cli.common import app, err, fail, out
 
 
 @app.command("import-mkdocs")

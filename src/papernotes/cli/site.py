@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papernotes.cli.app import CorpusArg, app, err, error, exit_on_errors, fail, out, report
+from papernotes.cli.common import CorpusArg, app, err, error, exit_on_errors, fail, out, report
 from papernotes.errors import PapernotesError
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from papernotes.cli.app import app, err, fail, out, report
+from papernotes.cli.common import app, err, fail, out, report
 
 LANGS = ("zh", "en")
 ENGINE_CHOICES = ("openai",)

@@ -425,9 +425,9 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     from papernotes.site.related import cached_related, note_inputs
 
     entries, problems = _resolve(project, loaded, cache)
-    errors = sum(d.is_error for d in [*loaded.diagnostics, *problems])
+    errors = [d for d in [*loaded.diagnostics, *problems] if d.is_error]
     if strict and errors:
-        raise BuildError(f"{errors} error(s) in the corpus; nothing was written (--strict)")
+        raise BuildError(f"{len(errors)} error(s) in the corpus; nothing was written (--strict)", errors)
     related = cached_related(note_inputs(entries), cache, workers)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}

@@ -1,7 +1,7 @@
 """The Typer application and what every command shares: consoles, diagnostics, errors.
 
 Command modules (``cli.site``, ``cli.intake``, ``cli.classify``, ``cli.migrate``)
-import ``app`` from here and register with ``@app.command``; ``cli/__init__`` imports
+import ``app`` from here and register with ``@app.command``; ``papernotes.cli.app`` imports
 them all. Errors of the ``PapernotesError`` family become a message and an exit
 code here and nowhere else.
 
@@ -73,11 +73,13 @@ def report(diagnostics: list[Diagnostic], warning_limit: int | None = 50) -> Non
 
 
 def fail(exc: PapernotesError) -> typer.Exit:
-    """Print ``exc`` once (its own ``path:line: error:`` lines when it carries diagnostics); the exit to raise."""
+    """Print ``exc`` once (its own ``path:line: error:`` lines when it carries diagnostics, the errors that
+    caused it before its message when it names them); the exit to raise."""
     diagnostics = getattr(exc, "diagnostics", None)
     if diagnostics:
         report(list(diagnostics), warning_limit=None)
     else:
+        report(list(getattr(exc, "errors", ())), warning_limit=0)
         error(str(exc))
     return typer.Exit(exc.exit_code)
 

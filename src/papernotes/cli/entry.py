@@ -1,0 +1,86 @@
+"""The console entry point: ``papernotes …``.
+
+A plain ``papernotes build CORPUS [-o SITE] [-q] [-j N] [--strict] [--no-cache]``
+is by far the most frequent command, and at 50,000 notes its no-op answer
+(``up to date``) is a scan of the corpus. Typer's parser costs ~0.15 s of that
+(it builds a pydantic adapter per option), so such an argument list is read
+here and handed to the very function ``@app.command()`` registered
+(``cli.site.build``), with the values typer would pass (``tests/test_cli_entry.py``
+holds the two parsers to the same result). Anything else — ``--help``, an
+unknown or repeated option, a corpus that is a file, any other command — goes
+to typer unchanged, which also prints the errors.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+_FLAGS = {"-q": ("quiet", True), "--quiet": ("quiet", True), "--strict": ("strict", True),
+          "--no-strict": ("strict", False), "--no-cache": ("no_cache", True)}
+_VALUES = {"-o": "output", "--output": "output", "-j": "jobs", "--jobs": "jobs"}
+
+
+def plain_build(args: list[str]) -> dict[str, Any] | None:
+    """The keyword arguments of ``cli.site.build`` for a plain ``build`` argument list, or None
+    for anything this reader does not take (typer then reads it)."""
+    if not args or args[0] != "build":
+        return None
+    params: dict[str, Any] = {"output": Path("site"), "strict": False, "jobs": 0, "no_cache": False,
+                              "quiet": False}
+    seen: set[str] = set()
+    corpus: str | None = None
+    rest = iter(args[1:])
+    for arg in rest:
+        name, _, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        if arg in _FLAGS:
+            key, value = _FLAGS[arg]
+        elif name in _VALUES:
+            key = _VALUES[name]
+            value = inline if _ else next(rest, None)
+            if value is None or value == "" or value.startswith("-"):
+                return None
+            if key == "jobs":
+                if not value.isascii() or not value.isdigit():
+                    return None
+                value = int(value)
+            else:
+                value = Path(value)
+        elif not arg.startswith("-") and corpus is None:
+            corpus = arg
+            continue
+        else:
+            return None  # --help, an unknown option, a second argument, short flags run together…
+        if key in seen:
+            return None  # repeated: typer's rules (last one wins, or an error) apply
+        seen.add(key)
+        params[key] = value
+    if corpus is None or not os.path.isdir(corpus):
+        return None  # missing, or not a directory: typer's message
+    return {"corpus": Path(corpus), **params}
+
+
+def main() -> None:
+    """``papernotes``: a plain ``build`` straight to its command, everything else through typer."""
+    params = plain_build(sys.argv[1:])
+    if params is None:
+        from papernotes.cli import run
+
+        run()
+        return
+    import typer
+
+    from papernotes.cli.site import build
+
+    try:
+        build(**params)
+    except typer.Exit as exc:  # the command's exit status
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)  # as typer
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        sys.exit(1)  # as typer: output piped into a command that stopped reading

@@ -1,0 +1,110 @@
+"""The console entry (``cli.entry``): a plain ``build`` goes straight to its command with the values
+typer would pass; everything else goes through typer, and both behave the same from the shell."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES
+from papernotes.cli import app
+from papernotes.cli.entry import plain_build
+
+
+def typer_params(args: list[str]) -> dict:
+    """What typer's parser passes to the ``build`` command for ``args`` (``build`` excluded)."""
+    import typer.main
+
+    command = typer.main.get_command(app).commands["build"]  # type: ignore[attr-defined]
+    with command.make_context("build", list(args)) as ctx:
+        return dict(ctx.params)
+
+
+PLAIN = [
+    ["{c}"],
+    ["{c}", "-o", "out"],
+    ["{c}", "--output", "out/site", "-q"],
+    ["{c}", "--output=out", "--quiet", "--strict"],
+    ["-q", "{c}", "-j", "3", "--no-cache"],
+    ["{c}", "--jobs=2", "--no-strict", "-o", "x y"],
+    ["--strict", "-o", "s", "{c}"],
+]
+
+NOT_PLAIN = [
+    [],
+    ["{c}", "--help"],
+    ["{c}", "-o"],  # a value missing
+    ["{c}", "-o", "a", "-o", "b"],  # repeated
+    ["{c}", "-qo", "x"],  # short flags together
+    ["{c}", "-j", "two"],
+    ["{c}", "-j", "-1"],
+    ["{c}", "--jobs=", "-q"],
+    ["{c}", "other"],  # a second argument
+    ["{c}", "--unknown"],
+    ["{c}", "--"],
+    ["missing-folder"],
+    ["a-file.md"],
+]
+
+
+@pytest.mark.parametrize("args", PLAIN)
+def test_a_plain_build_gets_what_typer_would_pass(args: list[str], tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    argv = [a.replace("{c}", "corpus") for a in args]
+    assert plain_build(["build", *argv]) == typer_params(argv)
+
+
+@pytest.mark.parametrize("args", NOT_PLAIN)
+def test_anything_else_is_left_to_typer(args: list[str], tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "a-file.md").write_text("x", encoding="utf-8")
+    assert plain_build(["build", *[a.replace("{c}", "corpus") for a in args]]) is None
+
+
+def test_other_commands_are_left_to_typer(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    for command in ("check", "serve", "--version", "--help", "buildx"):
+        assert plain_build([command, "corpus"]) is None
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "papernotes", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_from_the_shell_both_paths_build_report_and_exit_alike(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "c")
+    first = run("build", "c", "-o", "site", cwd=tmp_path)  # the direct path
+    assert first.returncode == 0, first.stderr
+    assert "47 notes" in first.stdout and "up to date" not in first.stdout
+    again = run("build", "c", "-o", "site", cwd=tmp_path)
+    assert again.returncode == 0 and "(up to date)" in again.stdout
+    through_typer = run("build", "c", "--output", "site", "--output", "site", cwd=tmp_path)  # repeated: typer
+    assert through_typer.returncode == 0 and "(up to date)" in through_typer.stdout
+    quiet = run("build", "c", "-o", "site", "-q", cwd=tmp_path)
+    assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
+
+
+def test_from_the_shell_failures_keep_their_exit_status_and_message(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    empty = run("build", "empty", "-o", "site", cwd=tmp_path)  # direct path: the command raises typer.Exit(1)
+    assert empty.returncode == 1 and "no notes in empty" in empty.stderr and "Traceback" not in empty.stderr
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus)
+    (corpus / "AAAI2026" / "x").mkdir(parents=True, exist_ok=True)
+    (corpus / "AAAI2026" / "x" / "bad.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    strict = run("build", "c", "-o", "site", "--strict", cwd=tmp_path)
+    assert strict.returncode == 1 and "AAAI2026/x/bad.md:2: error" in strict.stderr, strict.stderr
+    assert "--strict" in strict.stderr and not (tmp_path / "site").exists()
+    missing = run("build", "nowhere", "-o", "site", cwd=tmp_path)  # typer's path
+    assert missing.returncode == 2 and "nowhere" in missing.stderr and "Traceback" not in missing.stderr
+    as_file = run("build", "c/AAAI2026/x/bad.md", cwd=tmp_path)
+    assert as_file.returncode == 2 and "Traceback" not in as_file.stderr
