@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str, int, int], None]
 PARALLEL_PAGES = 150
-RECYCLE_CHUNKS = 2
 """Below this many pages, rendering stays in the build process."""
+RECYCLE_CHUNKS = 2
+"""Chunks a render worker takes before a fresh one replaces it (what it copied of the parent goes with it)."""
 
 _JOB: tuple[Theme, list[Page], Staging] | None = None
 

@@ -36,6 +36,10 @@ from papernotes.site.search.tokenize import NoteText, Record, new_session, note_
 
 BodyReader = Callable[[Note], str]
 PARALLEL_NOTES = 200
+RECYCLE_TASKS = 2
+"""Batches a tokenising worker takes before a fresh one replaces it."""
+TASK_NOTES = 1_000
+"""Notes in one batch at most (~25 MB of a worker's heap, and its records sent back at once)."""
 DELTA_BYTES = 96_000
 KEEP_NOTES = 8_000
 """When at most this many notes are tokenised, their records (~7 KB each) stay in memory for cutting the
@@ -230,12 +234,14 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
     if len(entries) < PARALLEL_NOTES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         keep(list(zip(todo, note_records(_texts(entries, read_body, lang)))))
         return kept
-    step = max(16, len(entries) // (workers * 6) + 1)
+    step = max(16, min(TASK_NOTES, len(entries) // (workers * 6) + 1))
     bounds = [(i, min(len(entries), i + step)) for i in range(0, len(entries), step)]
     _JOB = (entries, read_body, lang)
     gc.freeze()  # forked workers share the parent's records copy-on-write
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # a fresh worker every RECYCLE_TASKS batches: what one copied of the parent (reference counts) and its
+        # grown heap go with it; at 50,000 notes the process tree otherwise climbs past the memory budget
+        with multiprocessing.get_context("fork").Pool(workers, maxtasksperchild=RECYCLE_TASKS) as pool:
             names = iter(todo)
             for part in pool.imap(_tokenise_range, bounds):
                 keep([(next(names), record) for record in part])
