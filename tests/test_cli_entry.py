@@ -77,7 +77,7 @@ def test_other_commands_are_left_to_typer(tmp_path: Path, monkeypatch) -> None:
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "papernotes", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=120, check=False)
 
 
 def test_from_the_shell_both_paths_build_report_and_exit_alike(tmp_path: Path) -> None:

@@ -34,12 +34,12 @@ def plain_build(args: list[str]) -> dict[str, Any] | None:
     corpus: str | None = None
     rest = iter(args[1:])
     for arg in rest:
-        name, _, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        name, equals, inline = arg.partition("=") if arg.startswith("--") else (arg, "", "")
         if arg in _FLAGS:
             key, value = _FLAGS[arg]
         elif name in _VALUES:
             key = _VALUES[name]
-            value = inline if _ else next(rest, None)
+            value = inline if equals else next(rest, None)
             if value is None or value == "" or value.startswith("-"):
                 return None
             if key == "jobs":
