@@ -40,3 +40,28 @@ def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildR
     site = base / "site"
     result = build(corpus, site)
     return site, result
+
+
+_WORKER_TASK: dict = {}
+
+
+def _noting_the_worker(bounds):  # type: ignore[no-untyped-def]
+    """A pool task that writes down which process ran it, then runs the task it stands for."""
+    with _WORKER_TASK["pids"].open("a") as f:
+        f.write(f"{os.getpid()}\n")
+    return _WORKER_TASK["task"](bounds)
+
+
+@pytest.fixture()
+def worker_pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """``worker_pids(module, "task")`` makes ``module.task`` (a forked pool's task) note the process that runs
+    each call; returns a function giving those process ids, one per call."""
+    pids = tmp_path / "worker-pids"
+
+    def watch(module: object, name: str):  # type: ignore[no-untyped-def]
+        monkeypatch.setitem(_WORKER_TASK, "pids", pids)
+        monkeypatch.setitem(_WORKER_TASK, "task", getattr(module, name))
+        monkeypatch.setattr(module, name, _noting_the_worker)  # a module function: the pool pickles it by name
+        return lambda: pids.read_text().split() if pids.exists() else []
+
+    return watch

@@ -276,32 +276,18 @@ def test_a_corpus_with_a_broken_note_is_up_to_date_on_the_next_build(tmp_path: P
     assert again.up_to_date and [d.code for d in again.errors] == ["front-matter"]
 
 
-_NOTED: dict = {}
-
-
-def _noting_the_worker(bounds):  # type: ignore[no-untyped-def]
-    """``render._render_range`` that writes down which process ran it (a module function: the pool pickles it)."""
-    import os
-
-    with _NOTED["pids"].open("a") as f:
-        f.write(f"{os.getpid()}\n")
-    return _NOTED["render"](bounds)
-
-
-def test_render_workers_are_replaced_and_make_the_same_site(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_render_workers_are_replaced_and_make_the_same_site(tmp_path: Path, worker_pids) -> None:  # type: ignore[no-untyped-def]
     import papernotes.site.render as render
 
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus)
     build(corpus, tmp_path / "serial", workers=1, use_cache=False)
-    monkeypatch.setitem(_NOTED, "pids", tmp_path / "pids")
-    monkeypatch.setitem(_NOTED, "render", render._render_range)
-    monkeypatch.setattr(render, "_render_range", _noting_the_worker)
+    ran_in = worker_pids(render, "_render_range")
     build(corpus, tmp_path / "forked", workers=2, use_cache=False)
     files = {p.relative_to(tmp_path / "serial"): p.read_bytes() for p in (tmp_path / "serial").rglob("*") if p.is_file()}
     assert files == {p.relative_to(tmp_path / "forked"): p.read_bytes()
                      for p in (tmp_path / "forked").rglob("*") if p.is_file()}
     # a fresh worker every RECYCLE_CHUNKS chunks: what one copied of the parent goes with it
-    chunks = (tmp_path / "pids").read_text().split()
+    chunks = ran_in()
     assert len(chunks) > 2 * render.RECYCLE_CHUNKS
     assert len(set(chunks)) >= len(chunks) / render.RECYCLE_CHUNKS

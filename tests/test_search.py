@@ -6,7 +6,6 @@ The browser side is exercised here through ``static/search-core.js`` itself, run
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -441,17 +440,7 @@ def test_records_kept_in_memory_or_read_back_make_the_same_index(tmp_path: Path,
     assert kept.digests == read_back.digests
 
 
-_NOTED: dict = {}
-
-
-def _noting_the_worker(bounds):  # type: ignore[no-untyped-def]
-    """``_tokenise_range`` that writes down which process ran it (a module function: the pool pickles it)."""
-    with _NOTED["pids"].open("a") as f:
-        f.write(f"{os.getpid()}\n")
-    return _NOTED["tokenise"](bounds)
-
-
-def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch, worker_pids) -> None:  # type: ignore[no-untyped-def]
     from papernotes.site.search import index
 
     more = {f"ICLR2025/llm_nlp/n{i}.md": dict(title=f"Note {i} on adapters", venue="ICLR2025", domain="llm_nlp",
@@ -459,14 +448,11 @@ def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch) -
     corpus = write_corpus(tmp_path / "c", {**NOTES, **more})  # enough notes for several batches per worker
     serial = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
     monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
-    pids = tmp_path / "pids"
-    monkeypatch.setitem(_NOTED, "pids", pids)
-    monkeypatch.setitem(_NOTED, "tokenise", index._tokenise_range)
-    monkeypatch.setattr(index, "_tokenise_range", _noting_the_worker)
+    ran_in = worker_pids(index, "_tokenise_range")
     parallel = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
     assert serial.digests == parallel.digests
     # workers are replaced every RECYCLE_TASKS batches (what one copied of the parent goes with it)
-    batches = pids.read_text().split()
+    batches = ran_in()
     assert len(batches) > 2 * index.RECYCLE_TASKS
     assert len(set(batches)) >= len(batches) / index.RECYCLE_TASKS
 
