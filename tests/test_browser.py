@@ -19,7 +19,6 @@ playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = needs_chromium
 
 
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
     base = tmp_path_factory.mktemp("browser")
