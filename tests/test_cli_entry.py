@@ -108,3 +108,46 @@ def test_from_the_shell_failures_keep_their_exit_status_and_message(tmp_path: Pa
     assert missing.returncode == 2 and "nowhere" in missing.stderr and "Traceback" not in missing.stderr
     as_file = run("build", "c/AAAI2026/x/bad.md", cwd=tmp_path)
     assert as_file.returncode == 2 and "Traceback" not in as_file.stderr
+
+
+_MODULES_AFTER_BUILD = """
+import sys
+sys.argv = ["papernotes", *sys.argv[1:]]
+from papernotes.cli import entry
+try:
+    entry.main()
+except SystemExit as exc:
+    status = exc.code
+print(status, sorted({name.split(".")[0] for name in sys.modules} & {"typer", "rich", "click", "pydantic"}))
+"""
+
+
+def test_a_plain_build_imports_neither_typer_nor_rich(tmp_path: Path) -> None:
+    """An up-to-date build is a scan and little else: typer and rich (~0.17 s) stay unloaded."""
+    shutil.copytree(EXAMPLES, tmp_path / "c")
+    env = {**os.environ, "NO_COLOR": "1"}
+
+    def modules(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-c", _MODULES_AFTER_BUILD, "build", *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120, check=False)
+        return done.stdout.strip().splitlines()[-1]
+
+    assert modules("c", "-o", "site", "-q") == "0 ['pydantic']"  # a full build reads the configuration
+    assert modules("c", "-o", "site") == "0 []"  # up to date, and says so: not even the configuration schema
+    assert modules("c", "-o", "site", "--strict") == "0 ['pydantic']"  # a full build again
+
+
+def test_output_colours_follow_the_terminal_and_the_environment(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES, tmp_path / "c")
+    (tmp_path / "c" / "AAAI2026" / "x").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "c" / "AAAI2026" / "x" / "bad.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    plain = run("build", "c", "-o", "site [1]", cwd=tmp_path)  # NO_COLOR, and a path rich would read as markup
+    assert plain.returncode == 0 and "\x1b[" not in plain.stderr
+    assert "AAAI2026/x/bad.md:2: error" in plain.stderr and "1 note(s) skipped" in plain.stderr
+    assert "pages in site [1] (" in plain.stdout
+    env = {**os.environ, "FORCE_COLOR": "1", "COLUMNS": "200"}
+    env.pop("NO_COLOR", None)
+    forced = subprocess.run([sys.executable, "-m", "papernotes", "build", "c", "-o", "site [1]"], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert "\x1b[31mAAAI2026/x/bad.md:2: error" in forced.stderr
+    assert "\x1b[33m1 note(s) skipped because of errors\x1b[0m" in forced.stderr

@@ -18,7 +18,8 @@ import typer
 from rich.markup import escape
 
 from papernotes.classify.prediction import MIN_CONFIDENCE, MISFILE_THRESHOLD
-from papernotes.cli.common import app, err, error, fail, out, report
+from papernotes.cli.common import app, err, fail, out
+from papernotes.cli.output import error, report
 
 if TYPE_CHECKING:
     from papernotes.classify.apply import Applied

@@ -1,9 +1,9 @@
-"""The Typer application and what every command shares: consoles, diagnostics, errors.
+"""The Typer application and what every command shares: consoles, the exit on errors.
 
 Command modules (``cli.site``, ``cli.intake``, ``cli.classify``, ``cli.migrate``)
 import ``app`` from here and register with ``@app.command``; ``papernotes.cli.app`` imports
 them all. Errors of the ``PapernotesError`` family become a message and an exit
-code here and nowhere else.
+code in ``cli.output.failure`` (``fail`` here turns it into typer's exit) and nowhere else.
 
 Every command follows one rule: it exits with status 1 (2 for unusable input
 or options) when it printed an error, that is when it failed at part of what it
@@ -20,10 +20,10 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from papernotes import __version__
 from papernotes.cli.help import App, Group
+from papernotes.cli.output import failure
 from papernotes.errors import Diagnostic, PapernotesError
 
 app = App(
@@ -54,39 +54,9 @@ def main(version: Annotated[Optional[bool], typer.Option("--version", callback=_
     """papernotes: ingest → draft → classify → check → build → serve."""
 
 
-def report(diagnostics: list[Diagnostic], warning_limit: int | None = 50) -> None:
-    """Print diagnostics as ``path:line: severity: message``: every error, then warnings up to a limit."""
-    ordered = sorted(dict.fromkeys(diagnostics), key=lambda d: (not d.is_error, d.path, d.line))
-    errors = [d for d in ordered if d.is_error]
-    warnings = [d for d in ordered if not d.is_error]
-    shown = warnings if warning_limit is None else warnings[:warning_limit]
-    color = err.is_terminal and not err.no_color
-    lines = []
-    for d in [*errors, *shown]:
-        text = str(d)
-        lines.append(f"\x1b[{31 if d.is_error else 33}m{text}\x1b[0m" if color else text)
-    if len(shown) < len(warnings):
-        lines.append(f"… and {len(warnings) - len(shown)} more warning(s); `papernotes check` lists them all")
-    if lines:  # one write: rich's per-line rendering is slow for thousands of lines
-        err.file.write("\n".join(lines) + "\n")
-        err.file.flush()
-
-
 def fail(exc: PapernotesError) -> typer.Exit:
-    """Print ``exc`` once (its own ``path:line: error:`` lines when it carries diagnostics, the errors that
-    caused it before its message when it names them); the exit to raise."""
-    diagnostics = getattr(exc, "diagnostics", None)
-    if diagnostics:
-        report(list(diagnostics), warning_limit=None)
-    else:
-        report(list(getattr(exc, "errors", ())), warning_limit=0)
-        error(str(exc))
-    return typer.Exit(exc.exit_code)
-
-
-def error(message: str) -> None:
-    """``error: message`` on stderr, for a failure that concerns no one file."""
-    err.print(f"[red]error:[/red] {escape(message)}")
+    """Print ``exc`` once (``output.failure``); the exit to raise."""
+    return typer.Exit(failure(exc))
 
 
 def exit_on_errors(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> None:

@@ -3,10 +3,11 @@
 A plain ``papernotes build CORPUS [-o SITE] [-q] [-j N] [--strict] [--no-cache]``
 is by far the most frequent command, and at 50,000 notes its no-op answer
 (``up to date``) is a scan of the corpus. Typer's parser costs ~0.15 s of that
-(it builds a pydantic adapter per option), so such an argument list is read
-here and handed to the very function ``@app.command()`` registered
-(``cli.site.build``), with the values typer would pass (``tests/test_cli_entry.py``
-holds the two parsers to the same result). Anything else — ``--help``, an
+(it builds a pydantic adapter per option) and importing typer and rich another
+~0.17 s, so such an argument list is read here and handed to ``cli.site_build.run``,
+the function the registered command (``cli.site.build``) calls, with the values typer
+would pass (``tests/test_cli_entry.py`` holds the two parsers to the same result);
+neither typer nor rich is imported. Anything else — ``--help``, an
 unknown or repeated option, a corpus that is a file, any other command — goes
 to typer unchanged, which also prints the errors.
 """
@@ -24,7 +25,7 @@ _VALUES = {"-o": "output", "--output": "output", "-j": "jobs", "--jobs": "jobs"}
 
 
 def plain_build(args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments of ``cli.site.build`` for a plain ``build`` argument list, or None
+    """The keyword arguments of ``cli.site_build.run`` for a plain ``build`` argument list, or None
     for anything this reader does not take (typer then reads it)."""
     if not args or args[0] != "build":
         return None
@@ -70,17 +71,14 @@ def main() -> None:
 
         run()
         return
-    import typer
-
-    from papernotes.cli.site import build
+    from papernotes.cli.site_build import run as build
 
     try:
-        build(**params)
-    except typer.Exit as exc:  # the command's exit status
-        sys.exit(exc.exit_code)
+        status = build(**params)
     except KeyboardInterrupt:
         sys.exit(130)  # as typer
     except OSError as exc:
         if exc.errno != errno.EPIPE:
             raise
         sys.exit(1)  # as typer: output piped into a command that stopped reading
+    sys.exit(status)

@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papernotes.cli.common import app, err, error, exit_on_errors, fail, out, report
+from papernotes.cli.common import app, err, exit_on_errors, fail, out
+from papernotes.cli.output import error, report
 from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
 

@@ -1,26 +1,26 @@
-"""A rich progress bar for long phases; invisible for phases under a second."""
+"""A rich progress bar for long phases; invisible for phases under a second.
+
+rich is imported when a bar first shows, so a command that finishes within a
+second (an up-to-date build) never loads it.
+"""
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SHOW_AFTER = 1.0
 
 
 @contextmanager
-def progress_bar(console: Console, disable: bool = False) -> Iterator:  # type: ignore[type-arg]
-    """Yield a ``callback(phase, done, total)``; the bar appears only once a phase runs past a second."""
-    bar: Progress | None = None
+def progress_bar(console: Console | None = None, disable: bool = False) -> Iterator:  # type: ignore[type-arg]
+    """Yield a ``callback(phase, done, total)``; the bar appears only once a phase runs past a second.
+    ``console``: where it draws (default: a console on stderr)."""
+    bar: Any = None
     tasks: dict[str, int] = {}
     started: dict[str, float] = {}
 
@@ -33,8 +33,7 @@ def progress_bar(console: Console, disable: bool = False) -> Iterator:  # type: 
         if bar is None:
             if now - started[phase] < SHOW_AFTER:
                 return
-            bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                           TimeElapsedColumn(), console=console, transient=True)
+            bar = _bar(console)
             bar.start()
         if phase not in tasks:
             tasks[phase] = bar.add_task(phase, total=total)
@@ -45,3 +44,13 @@ def progress_bar(console: Console, disable: bool = False) -> Iterator:  # type: 
     finally:
         if bar is not None:
             bar.stop()
+
+
+def _bar(console: Console | None) -> Any:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if console is None:
+        console = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True)

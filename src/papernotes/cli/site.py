@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 
-from papernotes.cli.common import CorpusArg, app, err, error, exit_on_errors, fail, out, report
+from papernotes.cli.common import CorpusArg, app, exit_on_errors, fail, out
+from papernotes.cli.output import error, report
 from papernotes.errors import PapernotesError
 
 
@@ -28,62 +28,11 @@ def build(
 
     A note with errors is reported and left out (exit status 0; --strict fails instead). A corpus without a note to publish is an error (exit status 1).
     """
-    import gc
+    from papernotes.cli.site_build import run
 
-    from papernotes.site.build import build as run_build
-
-    # Many small acyclic records are allocated (from the scan on): fewer, cheaper collections (imports frozen
-    # out of them).
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
-    found = _scan(corpus)
-    if found is not None and not found.files:
-        error(f"no notes in {corpus}: a note is a Markdown file with YAML front matter; start with "
-              f"`papernotes new {corpus}` or `papernotes ingest SOURCE … {corpus}`; nothing was built")
-        raise typer.Exit(1)
-    from papernotes.cli.progress import progress_bar
-
-    try:
-        with progress_bar(err, disable=quiet) as progress:
-            result = run_build(corpus, output, strict=strict, workers=jobs or None, progress=progress,
-                               use_cache=not no_cache, found=found)
-    except PapernotesError as exc:
-        raise fail(exc) from None
-    report(result.diagnostics if not quiet else result.errors)
-    if not quiet:
-        state = "up to date" if result.up_to_date else f"{result.rendered} page(s) rendered, {result.removed} removed"
-        out.print(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s",
-                  soft_wrap=True)
-    skipped = len({d.path for d in result.errors})
-    if result.notes == 0 and not result.up_to_date:
-        error(f"no note of {corpus} can be published: {_unpublished(corpus, result.diagnostics)}")
-        raise typer.Exit(1)
-    if skipped:
-        err.print(f"[yellow]{skipped} note(s) skipped because of errors[/yellow]")
-
-
-def _scan(corpus: Path):  # type: ignore[no-untyped-def]
-    """The corpus' note files, scanned once for the check below and the build; None if unreadable."""
-    from papernotes.corpus.load import scan_corpus
-
-    if not corpus.is_dir():
-        return None
-    try:
-        return scan_corpus(corpus)
-    except PapernotesError:
-        return None  # the build reports what it cannot read
-
-
-def _unpublished(corpus: Path, diagnostics: list) -> str:  # type: ignore[type-arg]
-    """Why no note made it to the site: notes with errors, stubs without a domain."""
-    failed = len({d.path for d in diagnostics if d.is_error})
-    unfiled = len({d.path for d in diagnostics if d.code == "unfiled-stub"})
-    reasons = []
-    if failed:
-        reasons.append(f"{failed} note(s) with errors (listed above)")
-    if unfiled:
-        reasons.append(f"{unfiled} stub(s) without a domain (`papernotes classify {corpus} --apply` files them)")
-    return "; ".join(reasons) or "no note has a title, venue and domain"
+    status = run(corpus, output, strict=strict, jobs=jobs, no_cache=no_cache, quiet=quiet)
+    if status:
+        raise typer.Exit(status)
 
 
 @app.command()
@@ -104,14 +53,14 @@ def serve(
             out.print(f"built {result.notes} notes ({result.rendered} page(s)) in {result.seconds:.2f}s")
 
     def on_error(exc: Exception) -> None:
-        err.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
+        error(str(exc))
 
     try:
         server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error)
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:
-        err.print(f"[red]error:[/red] cannot listen on 127.0.0.1:{port}: {exc.strerror}")
+        error(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}")
         raise typer.Exit(1) from None
     if server.last_result is None:
         server.server_close()

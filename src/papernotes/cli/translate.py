@@ -12,7 +12,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from papernotes.cli.common import app, err, fail, out, report
+from papernotes.cli.common import app, err, fail, out
+from papernotes.cli.output import report
 
 LANGS = ("zh", "en")
 ENGINE_CHOICES = ("openai",)

@@ -118,12 +118,22 @@ def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFil
                 continue
             # one search per folder; names are looked at one by one only when one of them is odd
             odd = _UNSHOWABLE.search("/".join([entry.name for entry in entries])) is not None
+            top = not prefix
             for entry in entries:
                 name = entry.name
                 if name[0] in "._" or name == "node_modules":
                     continue
                 rel = prefix + name
                 try:
+                    # the common case first, with the fewest steps (50,000 times on a no-op build): a plainly
+                    # named regular note file; anything else takes the careful way below
+                    if not odd and name[-3:] == ".md" and entry.is_file(follow_symlinks=False) and not (
+                            top and name in SKIP_FILES):
+                        st = entry.stat(follow_symlinks=False)
+                        key = st.st_ino if st.st_dev == root_dev else (st.st_dev, st.st_ino)
+                        if st.st_mode & 0o170000 == stat.S_IFREG and key not in out:
+                            out[key] = make(SourceFile, (rel, st.st_mtime_ns, st.st_size))
+                            continue
                     if entry.is_symlink():
                         heapq.heappush(links, (rel, entry.path))
                     elif entry.is_dir(follow_symlinks=False):

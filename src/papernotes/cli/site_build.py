@@ -1,0 +1,72 @@
+"""What ``papernotes build`` does, free of typer and rich.
+
+``cli.site.build`` (the registered command) and ``cli.entry`` (a plain
+``build`` argument list, read without typer) both call ``run``; at 50,000 notes
+an up-to-date build is then a scan of the corpus and little else.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from papernotes.cli.output import error, failure, report, say, warn
+from papernotes.errors import Diagnostic, PapernotesError
+
+
+def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs: int = 0, no_cache: bool = False,
+        quiet: bool = False) -> int:
+    """Build ``corpus`` into ``output`` and print what happened; the exit status."""
+    import gc
+
+    from papernotes.cli.progress import progress_bar
+    from papernotes.site.build import build
+
+    # Many small acyclic records are allocated (from the scan on): fewer, cheaper collections (imports frozen
+    # out of them).
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+    found = _scan(corpus)
+    if found is not None and not found.files:
+        error(f"no notes in {corpus}: a note is a Markdown file with YAML front matter; start with "
+              f"`papernotes new {corpus}` or `papernotes ingest SOURCE … {corpus}`; nothing was built")
+        return 1
+    try:
+        with progress_bar(disable=quiet) as progress:
+            result = build(corpus, output, strict=strict, workers=jobs or None, progress=progress,
+                           use_cache=not no_cache, found=found)
+    except PapernotesError as exc:
+        return failure(exc)
+    report(result.diagnostics if not quiet else result.errors)
+    if not quiet:
+        state = "up to date" if result.up_to_date else f"{result.rendered} page(s) rendered, {result.removed} removed"
+        say(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s")
+    if result.notes == 0 and not result.up_to_date:
+        error(f"no note of {corpus} can be published: {_unpublished(corpus, result.diagnostics)}")
+        return 1
+    skipped = len({d.path for d in result.errors})
+    if skipped:
+        warn(f"{skipped} note(s) skipped because of errors")
+    return 0
+
+
+def _scan(corpus: Path):  # type: ignore[no-untyped-def]
+    """The corpus' note files, scanned once for the check above and the build; None if unreadable."""
+    from papernotes.corpus.load import scan_corpus
+
+    if not corpus.is_dir():
+        return None
+    try:
+        return scan_corpus(corpus)
+    except PapernotesError:
+        return None  # the build reports what it cannot read
+
+
+def _unpublished(corpus: Path, diagnostics: list[Diagnostic]) -> str:
+    """Why no note made it to the site: notes with errors, stubs without a domain."""
+    failed = len({d.path for d in diagnostics if d.is_error})
+    unfiled = len({d.path for d in diagnostics if d.code == "unfiled-stub"})
+    reasons = []
+    if failed:
+        reasons.append(f"{failed} note(s) with errors (listed above)")
+    if unfiled:
+        reasons.append(f"{unfiled} stub(s) without a domain (`papernotes classify {corpus} --apply` files them)")
+    return "; ".join(reasons) or "no note has a title, venue and domain"
