@@ -159,6 +159,32 @@ def test_untranslated_notes_are_shown_marked_and_counted(bilingual: Path) -> Non
     assert 'class="untranslated-note"' not in (bilingual / "en/ICML2026/optimization/adam/index.html").read_text()
 
 
+def test_a_stale_translation_says_so_and_links_its_original(tmp_path: Path) -> None:
+    corpus = bilingual_corpus(tmp_path / "c")
+    site = tmp_path / "site"
+    build(corpus, site, workers=1)
+    lion = site / "en/ICML2026/optimization/lion/index.html"
+    notice = re.search(r'<p class="untranslated-note stale-translation"[^>]*>(.*?)</p>', lion.read_text("utf-8"))
+    assert notice is not None and "may be out of date" in notice.group(1)
+    href = re.search(r'<a href="([^"]+)" hreflang="zh"', notice.group(1))
+    assert href is not None and resolve_link(site, lion, href.group(1)) == site / "ICML2026/optimization/lion/index.html"
+    for fresh in ("en/ICML2026/optimization/adam/index.html", "ICLR2026/llm_reasoning/cot/index.html",
+                  "ICML2026/optimization/lion/index.html", "en/ICLR2026/llm_reasoning/cot/index.html"):
+        assert "stale-translation" not in (site / fresh).read_text("utf-8"), fresh
+    # recording the original's digest (what `translate` does when it redoes the translation) clears it
+    path = corpus / "ICML2026/optimization/lion.en.md"
+    path.write_text(path.read_text("utf-8").replace("0" * 40, _digest(corpus, "ICML2026/optimization/lion.md")),
+                    encoding="utf-8")
+    assert build(corpus, site, workers=1).rendered >= 1
+    assert "stale-translation" not in lion.read_text("utf-8")
+    # and editing the original's text makes it stale again
+    original = corpus / "ICML2026/optimization/adam.md"
+    original.write_text(original.read_text("utf-8").replace("自适应矩估计，", "自适应矩估计（改），"), encoding="utf-8")
+    build(corpus, site, workers=1)
+    assert "stale-translation" in (site / "en/ICML2026/optimization/adam/index.html").read_text("utf-8")
+    assert "stale-translation" not in lion.read_text("utf-8")
+
+
 def test_search_index_per_edition(bilingual: Path) -> None:
     zh = json.loads((bilingual / "search/index.json").read_text(encoding="utf-8"))
     en = json.loads((bilingual / "en/search/index.json").read_text(encoding="utf-8"))

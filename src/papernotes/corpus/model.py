@@ -186,3 +186,6 @@ class Entry:
     """Site-relative URL of the note page, e.g. ``ICML2026/optimization/foo/``."""
     order: tuple[int, str, str, str] = field(default=(0, "", "", ""))
     """Site-wide order: newest venue first, then venue id, domain slug and slug."""
+    stale_translation: bool = False
+    """In an edition of another language: ``note`` is a translation made before the last edit of its
+    original's text (its ``translation_of.digest`` is not the original's ``text_digest``); the page says so."""

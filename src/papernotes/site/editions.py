@@ -63,7 +63,10 @@ def edition_entries(entries: Iterable[Entry], found: dict[tuple[str, str], Note]
         if note.lang != edition.lang:
             translated = found.get((note.path, edition.lang))
             if translated is not None:
-                entry = replace(entry, note=translated)
+                recorded = translated.translation_of.digest if translated.translation_of else ""
+                # a translation that records no digest may or may not be stale: `check` warns about it
+                entry = replace(entry, note=translated,
+                                stale_translation=bool(recorded) and recorded != note.text_digest)
             elif hide_untranslated and not edition.default:
                 continue
         out.append(entry)

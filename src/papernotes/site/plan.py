@@ -252,7 +252,7 @@ def _flat(obj: Any) -> Any:
     if isinstance(obj, Entry):
         # the note's digest stands for every field of the file; labels come from the taxonomy (salted)
         return (obj.note.path, obj.note.digest, obj.url, obj.venue.id, obj.domain.slug,
-                tuple([t.slug for t in obj.topics]))
+                tuple([t.slug for t in obj.topics]), obj.stale_translation)
     if isinstance(obj, Venue):
         return (obj.id, obj.icon, obj.zh, obj.en)
     return (type(obj).__name__, *[_flat(getattr(obj, name)) for name in obj.__dataclass_fields__])
