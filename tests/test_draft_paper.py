@@ -327,9 +327,11 @@ def test_note_page_shows_the_grounding_line(tmp_path: Path) -> None:
     assert ('<p class="grounding">numbers checked against the paper: 41/43 · not in the paper: '
             "<mark>0.673</mark> <mark>88.1</mark></p>") in page
     # the marked numbers are highlighted where they stand, in the summary and the body, never inside a tag
-    assert 'Reaches <mark class="ungrounded">0.673⚠</mark>.' in page
-    assert 'F1 is <mark class="ungrounded">88.1⚠</mark> with' in page
-    assert '</span><mark class="ungrounded">⚠</mark> and' in page
+    mark = '<mark class="ungrounded" title="This number is not in the paper">'
+    assert f'Reaches {mark}0.673⚠</mark>.' in page
+    assert f'F1 is {mark}88.1⚠</mark> with' in page
+    assert f'</span>{mark}⚠</mark> and' in page
+    assert page.count('<mark class="ungrounded"') == page.count(mark) == 3
     assert 'title="0.5⚠"' in page
     assert 'class="grounding"' not in (tmp_path / "site" / "ICML2024" / "optimization" / "b" / "index.html").read_text()
 

@@ -21,6 +21,7 @@ import tomllib
 import traceback
 from dataclasses import dataclass
 from functools import lru_cache
+from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -121,6 +122,10 @@ NOTE_VARIABLES: dict[str, str] = {
     "has_summary_section": "True when the body has its own summary section (the one-line summary is then not "
                            "repeated above it).",
 }
+
+
+UNGROUNDED_MARK = '<mark class="ungrounded">'
+"""How ``markdown.mark_ungrounded`` highlights a number its paper does not have."""
 
 
 @lru_cache(maxsize=None)
@@ -285,6 +290,9 @@ class Theme:
             text = self.env.get_template(page.template).render(values)
         except jinja2.TemplateError as exc:
             raise self._failure(exc, page.template) from None
+        if UNGROUNDED_MARK in text:  # say what the highlight means, in the page's language (hover, screen readers)
+            title = html_escape(values["t"]("ungrounded_mark"), quote=True)
+            text = text.replace(UNGROUNDED_MARK, f'<mark class="ungrounded" title="{title}">')
         return text.encode("utf-8"), problems
 
     def _failure(self, exc: jinja2.TemplateError, name: str) -> BuildError:
