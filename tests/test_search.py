@@ -459,13 +459,14 @@ def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch, w
     corpus = write_corpus(tmp_path / "c", {**NOTES, **more})  # enough notes for several batches per worker
     serial = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
     monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
+    monkeypatch.setattr(index, "RECYCLE_NOTES", 32)  # 2 batches of 16 notes
     ran_in = worker_pids(index, "_tokenise_range")
     parallel = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
     assert serial.digests == parallel.digests
-    # workers are replaced every RECYCLE_TASKS batches (what one copied of the parent goes with it)
+    # workers are replaced every RECYCLE_NOTES notes (what one copied of the parent goes with it)
     batches = ran_in()
-    assert len(batches) > 2 * index.RECYCLE_TASKS
-    assert len(set(batches)) >= len(batches) / index.RECYCLE_TASKS
+    assert len(batches) > 4
+    assert len(set(batches)) >= len(batches) / 2
 
 
 def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> None:
