@@ -15,6 +15,7 @@ them and the context dataclasses of ``contexts.py`` into docs/templates.md.
 """
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import tomllib
@@ -53,6 +54,7 @@ from papernotes.site.contexts import (
 )
 from papernotes.site.markdown import markdown_body, rewrite_links
 from papernotes.site.publish import Staging
+from papernotes.site.structured import item_list, scholarly_article, script_json
 
 if TYPE_CHECKING:
     from papernotes.config import SiteConfig
@@ -110,6 +112,10 @@ TEMPLATE_GLOBALS: dict[str, str] = {
                   "else `url`); empty on a one-language site.",
     "rel": "Filter: `{{ 'topics/' | rel }}` turns a site-relative URL into one relative to the current page.",
     "stars": "Function: `stars(3.5)` gives `★★★½☆`.",
+    "article_data": "Function, note pages: `article_data()` gives the note's JSON-LD `ScholarlyArticle`, escaped for "
+                    "`<script type=\"application/ld+json\">` (`site/structured.py`).",
+    "item_list_data": "Function, listing pages: `item_list_data(name, items)` gives the JSON-LD `ItemList` of "
+                      "`PaperItem` records, escaped the same way.",
     "chrome": "Header and footer from `chrome.html`, pre-rendered for this page's depth and edition: "
               "`chrome.header`, `chrome.footer`.",
     "has_math": "True when the page shows a formula; `base.html` then loads KaTeX.",
@@ -226,6 +232,16 @@ class Theme:
             return theme._rel(ctx, target)
 
         self.env.filters["rel"] = rel
+
+        @jinja2.pass_context
+        def article_data(ctx: Any) -> Markup:
+            return script_json(scholarly_article(ctx["c"], functools.partial(theme._public, ctx), ctx["lang"]))
+
+        @jinja2.pass_context
+        def item_list_data(ctx: Any, name: str, items: Any) -> Markup:
+            return script_json(item_list(name, list(items), functools.partial(theme._public, ctx)))
+
+        self.env.globals.update(article_data=article_data, item_list_data=item_list_data)
         if precompile:  # compile once, before any worker forks (a small rebuild loads what it uses)
             # ``papernotes/NAME`` is only reachable from a theme's templates: without one it would compile twice
             names = self.env.list_templates(filter_func=lambda n: n.endswith(".html") and (
@@ -248,6 +264,12 @@ class Theme:
             found = self._chrome[(root, lang, home)] = Chrome(Markup(module.header(root)),  # type: ignore[attr-defined]
                                                               Markup(module.footer(root)))  # type: ignore[attr-defined]
         return found
+
+    def _public(self, ctx: Any, target: str) -> str:
+        """The URL the world should know ``target`` by: absolute with ``base_url``, else relative to the page."""
+        if self.config.absolute_base:
+            return self.config.absolute_url(ctx["page"].edition + target)
+        return self._rel(ctx, target)
 
     def _rel(self, ctx: Any, target: str) -> str:
         page: Page = ctx["page"]
