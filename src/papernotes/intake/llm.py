@@ -8,6 +8,11 @@ exponential backoff and jitter on 429/5xx/timeouts (honouring ``Retry-After``),
 and a SQLite response cache in ``.papernotes/llm-cache.sqlite`` that commits
 each reply as it arrives, so an interrupted run loses no paid-for answer.
 The ``openai`` package is imported only when a client is made.
+
+A stage talks to the model through *conversations*: generators that yield the
+``Call`` s of one round and receive their ``Reply`` s, until they return an
+outcome. ``converse_live`` plays one against a ``ChatClient`` (and ``run_all``
+runs many at once); ``llm_batch.converse_in_rounds`` plays many through batches.
 """
 from __future__ import annotations
 
@@ -19,9 +24,10 @@ import os
 import random
 import sqlite3
 import time
+from collections.abc import Coroutine, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from papernotes.config import CONFIG_NAME, LLMConfig
 from papernotes.errors import ConfigError, PapernotesError, error
@@ -115,6 +121,24 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     cached: bool
+
+
+Messages = list[dict[str, str]]
+Reply = Completion | RequestError
+"""The answer to one ``Call``: a completion, or the error of a request that failed for good."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request of a conversation: its response-cache key (also its batch ``custom_id``) and messages."""
+
+    key: str
+    messages: Messages
+
+
+R = TypeVar("R")
+Conversation = Generator[list[Call], list[Reply], R]
+"""Yields each round's calls, receives their replies in the same order, returns its outcome."""
 
 
 @dataclass(slots=True)
@@ -329,3 +353,30 @@ def _message(exc: Any) -> str:
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
     return str(getattr(exc, "message", "") or exc)
+
+
+# ---------------------------------------------------------------- conversations, live
+
+async def converse_live(client: ChatClient, talk: Conversation[R]) -> R:
+    """Play ``talk`` against ``client``: each round's calls concurrently; its outcome."""
+    replies: list[Reply] | None = None
+    try:
+        while True:
+            calls = talk.send(replies)  # type: ignore[arg-type]  # None starts the generator
+            replies = list(await asyncio.gather(*(client.answer(c.messages, c.key) for c in calls)))
+    except StopIteration as stop:
+        return stop.value  # type: ignore[no-any-return]
+
+
+async def run_all(tasks: Iterable[Coroutine[Any, Any, None]]) -> None:
+    """Run ``tasks`` together; the first ``PapernotesError`` one raises (an endpoint that is down, a bad key)
+    stops them all and is raised as it is."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for task in tasks:
+                group.create_task(task)
+    except BaseExceptionGroup as exc:
+        fatal = next((e for e in exc.exceptions if isinstance(e, PapernotesError)), None)
+        if fatal is not None:
+            raise fatal from None
+        raise

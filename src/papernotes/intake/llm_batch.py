@@ -22,11 +22,21 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from papernotes.intake.llm import Completion, LLMError, LLMSettings, RequestError, ResponseCache, Usage
+from papernotes.intake.llm import (
+    Call,
+    Completion,
+    Conversation,
+    LLMError,
+    LLMSettings,
+    Reply,
+    RequestError,
+    ResponseCache,
+    Usage,
+)
 from papernotes.testhooks import pause
 
 ENDPOINT = "/v1/chat/completions"
@@ -217,3 +227,43 @@ class BatchClient:
             raise LLMError(f"{where}: batch API: HTTP {exc.status_code}: {exc.message} (re-run to resume)") from None
         except openai.APIError as exc:
             raise LLMError(f"{where}: batch API: {exc} (re-run to resume)") from None
+
+
+# ---------------------------------------------------------------- conversations, in rounds
+
+def converse_in_rounds(client: BatchClient, cache: ResponseCache, usage: Usage,
+                       talks: Iterable[tuple[str, str, Conversation[Any]]],
+                       settle: Callable[[str, Any], None]) -> None:
+    """Play every conversation of ``talks`` (``(path, digest of what it is about, conversation)``, each started
+    as it is taken) a round at a time: every call of a round that is not in the response cache goes into one
+    batch; ``settle(path, outcome)`` as each one ends. Closes ``client``."""
+    pending: dict[str, list[Call]] = {}
+    started: dict[str, tuple[str, Conversation[Any]]] = {}
+
+    def advance(path: str, replies: list[Reply] | None) -> None:
+        try:
+            pending[path] = started[path][1].send(replies)  # type: ignore[arg-type]  # None starts it
+        except StopIteration as stop:
+            pending.pop(path, None)
+            settle(path, stop.value)
+
+    try:
+        for path, digest, talk in talks:
+            started[path] = (digest, talk)
+            advance(path, None)
+        while pending:
+            calls = {call.key: call for waiting in pending.values() for call in waiting}
+            owners = {call.key: (path, started[path][0]) for path, waiting in pending.items() for call in waiting}
+            answers: dict[str, Reply] = {}
+            for key in calls:
+                if (hit := cache.get(key)) is not None:
+                    usage.cache_hits += 1
+                    usage.cached_tokens += hit.prompt_tokens + hit.completion_tokens
+                    answers[key] = hit
+            missing = {key: call.messages for key, call in calls.items() if key not in answers}
+            if missing:
+                answers.update(client.answer(missing, owners))
+            for path, waiting in list(pending.items()):
+                advance(path, [answers[call.key] for call in waiting])
+    finally:
+        client.close()

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,11 +33,25 @@ from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.corpus.model import LANGUAGES, Note
 from papernotes.corpus.parse import parse_note
 from papernotes.corpus.translation import translation_path
-from papernotes.errors import CorpusError, Diagnostic, PapernotesError, error, warning
+from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake import translate_guard as guard
 from papernotes.intake import translate_parts as parts
 from papernotes.intake.draft import Prompt, json_object
-from papernotes.intake.llm import CACHE_NAME, Completion, LLMSettings, RequestError, ResponseCache, Usage, cache_key
+from papernotes.intake.llm import (
+    CACHE_NAME,
+    Call,
+    Completion,
+    Conversation,
+    LLMSettings,
+    Messages,
+    Reply,
+    RequestError,
+    ResponseCache,
+    Usage,
+    cache_key,
+    converse_live,
+    run_all,
+)
 from papernotes.layout import CACHE_DIR
 from papernotes.site.publish import atomic_write
 from papernotes.testhooks import pause
@@ -47,8 +61,6 @@ ENGINES = ("openai",)
 requests through the Batch API."""
 
 Progress = Callable[[str, int, int], None]
-Reply = Completion | RequestError
-Messages = list[dict[str, str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,13 +79,6 @@ class Work:
     payload: dict[str, Any]
     text_digest: str
     """The original's ``text_digest``: what the translation records."""
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    key: str
-    """The response-cache key, also the request's batch ``custom_id``."""
-    messages: Messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +194,7 @@ def check_reply(reply: Reply, work: Work, lang: str) -> tuple[parts.Translated |
     return (None, [f"it lost {item}" for item in lost], True) if lost else (translated, [], False)
 
 
-def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Generator[list[Call], list[Reply], Outcome]:
+def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Conversation[Outcome]:
     """The requests one note needs: the translation, and one repair when the reply cannot be used."""
     identity = ("translate", work.path, lang, work.text_digest)
 
@@ -229,7 +234,7 @@ class TranslateJob:
         self.failed: list[tuple[str, str]] = []
         self.problems: list[Diagnostic] = []
 
-    def talk(self, work: Work) -> Generator[list[Call], list[Reply], Outcome]:
+    def talk(self, work: Work) -> Conversation[Outcome]:
         return converse(work, self.lang, self.prompt, self.settings.model)
 
     def settle(self, cache: ResponseCache, work: Work, outcome: Outcome) -> None:
@@ -273,24 +278,10 @@ async def _live(job: TranslateJob, cache: ResponseCache) -> Usage:
     client = ChatClient(job.settings, cache, backoff_base=job.backoff_base)
 
     async def one(work: Work) -> None:
-        talk = job.talk(work)
-        replies: list[Reply] | None = None
-        try:
-            while True:
-                calls = talk.send(replies)  # type: ignore[arg-type]  # None starts the generator
-                replies = list(await asyncio.gather(*(client.answer(c.messages, c.key) for c in calls)))
-        except StopIteration as stop:
-            job.settle(cache, work, stop.value)
+        job.settle(cache, work, await converse_live(client, job.talk(work)))
 
     try:
-        async with asyncio.TaskGroup() as group:
-            for work in job.work:
-                group.create_task(one(work))
-    except BaseExceptionGroup as exc:
-        fatal = next((e for e in exc.exceptions if isinstance(e, PapernotesError)), None)
-        if fatal is not None:
-            raise fatal from None
-        raise
+        await run_all(one(work) for work in job.work)
     finally:
         await client.aclose()
     return client.usage
@@ -298,40 +289,13 @@ async def _live(job: TranslateJob, cache: ResponseCache) -> Usage:
 
 def _batch(job: TranslateJob, cache: ResponseCache) -> Usage:
     """Every note's exchange advanced a round at a time; each round's uncached requests go in one batch."""
-    from papernotes.intake.llm_batch import BatchClient
+    from papernotes.intake.llm_batch import BatchClient, converse_in_rounds
 
     usage = Usage()
-    client = BatchClient(job.settings, cache, usage, job.progress)
-    talks = {w.path: (w, job.talk(w)) for w in job.work}
-    pending: dict[str, list[Call]] = {}
-
-    def advance(path: str, replies: list[Reply] | None) -> None:
-        work, talk = talks[path]
-        try:
-            pending[path] = talk.send(replies)  # type: ignore[arg-type]
-        except StopIteration as stop:
-            pending.pop(path, None)
-            job.settle(cache, work, stop.value)
-
-    try:
-        for path in talks:
-            advance(path, None)
-        while pending:
-            calls = {c.key: c for waiting in pending.values() for c in waiting}
-            owners = {c.key: (path, talks[path][0].digest) for path, waiting in pending.items() for c in waiting}
-            answers: dict[str, Reply] = {}
-            for key in calls:
-                if (hit := cache.get(key)) is not None:
-                    usage.cache_hits += 1
-                    usage.cached_tokens += hit.prompt_tokens + hit.completion_tokens
-                    answers[key] = hit
-            missing = {key: c.messages for key, c in calls.items() if key not in answers}
-            if missing:
-                answers.update(client.answer(missing, owners))
-            for path, waiting in list(pending.items()):
-                advance(path, [answers[c.key] for c in waiting])
-    finally:
-        client.close()
+    works = {w.path: w for w in job.work}
+    converse_in_rounds(BatchClient(job.settings, cache, usage, job.progress), cache, usage,
+                       ((w.path, w.digest, job.talk(w)) for w in job.work),
+                       lambda path, outcome: job.settle(cache, works[path], outcome))
     return usage
 
 

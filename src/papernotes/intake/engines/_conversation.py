@@ -28,19 +28,8 @@ from papernotes.corpus.model import Grounding
 from papernotes.intake.draft import Drafted, Prompt, Stub, json_object, validate_reply
 from papernotes.intake.engines import _grounding
 from papernotes.intake.engines._paper import Reading, abstract_of, estimate_tokens, fit, plan, reply_reserve
-from papernotes.intake.llm import Completion, LLMSettings, RequestError, cache_key
+from papernotes.intake.llm import Call, Completion, LLMSettings, Messages, Reply, RequestError, cache_key
 from papernotes.intake.paper import PaperText
-
-Reply = Completion | RequestError
-Messages = list[dict[str, str]]
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One request: its cache key (also its batch ``custom_id``) and messages."""
-
-    key: str
-    messages: Messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +45,7 @@ class Outcome:
 
 
 Conversation = Generator[list[Call], list[Reply], Outcome]
+"""A stub's exchange (``llm.Conversation`` of an ``Outcome``)."""
 
 
 @dataclass(frozen=True, slots=True)

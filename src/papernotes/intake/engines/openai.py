@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import asyncio
 
-from papernotes.layout import CACHE_DIR
-from papernotes.errors import PapernotesError
 from papernotes.intake.draft import DraftJob, Stub
 from papernotes.intake.engines import DraftEngine
 from papernotes.intake.engines._conversation import Outcome, Prompts, converse
-from papernotes.intake.llm import CACHE_NAME, ChatClient, ResponseCache, Usage
+from papernotes.intake.llm import CACHE_NAME, ChatClient, ResponseCache, Usage, converse_live, run_all
+from papernotes.layout import CACHE_DIR
 
 
 def settle(job: DraftJob, cache: ResponseCache, stub: Stub, outcome: Outcome, model: str) -> None:
@@ -44,24 +43,11 @@ async def _run(job: DraftJob) -> Usage:
     async def one(stub: Stub) -> None:
         lang = job.langs[stub.path]
         paper = await asyncio.to_thread(job.paper, stub)
-        talk = converse(stub, lang, paper, prompts[lang], settings, ENGINE.name)
-        replies = None
-        try:
-            while True:
-                calls = talk.send(replies)  # type: ignore[arg-type]  # None starts the generator
-                replies = list(await asyncio.gather(*(client.answer(c.messages, c.key) for c in calls)))
-        except StopIteration as stop:
-            settle(job, cache, stub, stop.value, settings.model)
+        outcome = await converse_live(client, converse(stub, lang, paper, prompts[lang], settings, ENGINE.name))
+        settle(job, cache, stub, outcome, settings.model)
 
     try:
-        async with asyncio.TaskGroup() as group:
-            for stub in job.stubs:
-                group.create_task(one(stub))
-    except BaseExceptionGroup as exc:
-        fatal = next((e for e in exc.exceptions if isinstance(e, PapernotesError)), None)
-        if fatal is not None:
-            raise fatal from None
-        raise
+        await run_all(one(stub) for stub in job.stubs)
     finally:
         await client.aclose()
         cache.close()

@@ -18,13 +18,15 @@ ends.
 """
 from __future__ import annotations
 
-from papernotes.layout import CACHE_DIR
-from papernotes.intake.draft import DraftJob, Stub
+from collections.abc import Iterator
+
+from papernotes.intake.draft import DraftJob
 from papernotes.intake.engines import DraftEngine
-from papernotes.intake.engines._conversation import Call, Conversation, Prompts, Reply, converse
+from papernotes.intake.engines._conversation import Conversation, Prompts, converse
 from papernotes.intake.engines.openai import settle
 from papernotes.intake.llm import CACHE_NAME, ResponseCache, Usage
-from papernotes.intake.llm_batch import BatchClient
+from papernotes.intake.llm_batch import BatchClient, converse_in_rounds
+from papernotes.layout import CACHE_DIR
 
 
 def run(job: DraftJob) -> Usage:
@@ -33,41 +35,19 @@ def run(job: DraftJob) -> Usage:
     prompts = {lang: Prompts.load(lang) for lang in set(job.langs.values())}
     cache = ResponseCache(job.corpus / CACHE_DIR / CACHE_NAME)
     usage = Usage()
-    client = BatchClient(settings, cache, usage, job.progress)
-    talks: dict[str, tuple[Stub, Conversation]] = {}
-    pending: dict[str, list[Call]] = {}
+    stubs = {stub.path: stub for stub in job.stubs}
 
-    def advance(path: str, replies: list[Reply] | None) -> None:
-        stub, talk = talks[path]
-        try:
-            pending[path] = talk.send(replies)  # type: ignore[arg-type]  # None starts the generator
-        except StopIteration as stop:
-            pending.pop(path, None)
-            settle(job, cache, stub, stop.value, settings.model)
-
-    try:
+    def talks() -> Iterator[tuple[str, str, Conversation]]:
         for i, stub in enumerate(job.stubs, 1):
             lang = job.langs[stub.path]
-            talks[stub.path] = (stub, converse(stub, lang, job.paper(stub), prompts[lang], settings, ENGINE.name))
-            advance(stub.path, None)
+            yield stub.path, stub.digest, converse(stub, lang, job.paper(stub), prompts[lang], settings, ENGINE.name)
             if job.progress is not None:
                 job.progress("read", i, len(job.stubs))
-        while pending:
-            calls = {call.key: call for calls in pending.values() for call in calls}
-            owners = {call.key: (path, talks[path][0].digest) for path, calls in pending.items() for call in calls}
-            answers: dict[str, Reply] = {}
-            for key in calls:
-                if (hit := cache.get(key)) is not None:
-                    usage.cache_hits += 1
-                    usage.cached_tokens += hit.prompt_tokens + hit.completion_tokens
-                    answers[key] = hit
-            missing = {key: call.messages for key, call in calls.items() if key not in answers}
-            if missing:
-                answers.update(client.answer(missing, owners))
-            for path, waiting in list(pending.items()):
-                advance(path, [answers[call.key] for call in waiting])
+
+    try:
+        converse_in_rounds(BatchClient(settings, cache, usage, job.progress), cache, usage, talks(),
+                           lambda path, outcome: settle(job, cache, stubs[path], outcome, settings.model))
     finally:
-        client.close()
         cache.close()
     return usage
 
