@@ -101,7 +101,11 @@ def test_sitemap_validates_and_lists_every_page(example_site) -> None:
     assert {page_of(site, u) for u in locs} == pages - english  # every page but search, and nothing else
     en_locs = re.findall(r"<loc>([^<]+)</loc>", (site / "en/sitemap.xml").read_text(encoding="utf-8"))
     assert {page_of(site, u) for u in en_locs} == english  # the English edition's sitemap: its pages
-    assert (site / "robots.txt").read_text(encoding="utf-8").splitlines()[-1] == f"Sitemap: {BASE}sitemap.xml"
+    # one robots.txt, at the root (the only one crawlers read), names both editions' sitemaps
+    robots = (site / "robots.txt").read_text(encoding="utf-8").splitlines()
+    assert [line for line in robots if line.startswith("Sitemap:")] == [f"Sitemap: {BASE}sitemap.xml",
+                                                                         f"Sitemap: {BASE}en/sitemap.xml"]
+    assert robots[:2] == ["User-agent: *", "Allow: /"] and not (site / "en/robots.txt").exists()
 
 
 def test_a_large_site_gets_a_sitemap_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -225,9 +225,9 @@ class Builder:
                     plan = _plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
                 if plan is None and previous is not None and not strict:
                     plan = _plan_scoped(project, loaded, cache, site, changed, removed, previous,
-                                        staging.out / MANIFEST_NAME, self.workers)
+                                        staging.out / MANIFEST_NAME)
                 if plan is None:
-                    plan = _plan_site(project, loaded, cache, strict, self.workers)
+                    plan = _plan_site(project, loaded, cache, strict)
             result.notes, result.pages = plan.state.notes, plan.state.pages
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
@@ -419,7 +419,7 @@ def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple
     return entries, problems
 
 
-def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool, workers: int = 1) -> SitePlan:
+def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
     """Resolve and plan every page."""
     from papernotes.site.plan import SiteIndex, plan_site
     from papernotes.site.related import cached_related, note_inputs
@@ -428,7 +428,7 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     errors = [d for d in [*loaded.diagnostics, *problems] if d.is_error]
     if strict and errors:
         raise BuildError(f"{len(errors)} error(s) in the corpus; nothing was written (--strict)", errors)
-    related = cached_related(note_inputs(entries), cache, workers)
+    related = cached_related(note_inputs(entries), cache)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
     for cell in index.by_cell.values():
@@ -466,7 +466,7 @@ def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
             settings = replace(settings, config=config.model_copy(update={"base_url": config.absolute_base + edition.prefix})
                                if config.absolute_base else config)
         pages = plan_site(index, settings, project.salt)
-        # crawlers read /robots.txt only; the other editions' sitemaps are found through hreflang
+        # crawlers read /robots.txt only: the site language's names every edition's sitemap
         planned.append((edition, [p for p in pages if not (edition.prefix and p.template == "robots.txt")]))
         indexes.append((edition.prefix, edition.lang, index))
     names = {lang: ui_strings(lang)["language_name"] for lang in project.config.editions}
@@ -487,7 +487,7 @@ def _alias_urls(entry: Entry) -> tuple[str, ...]:
 
 
 def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
-                 removed: set[str], previous: Published, record: Path, workers: int = 1) -> SitePlan | None:
+                 removed: set[str], previous: Published, record: Path) -> SitePlan | None:
     """Resolve every note, but plan only the pages the changed notes were or are on (``None``: plan all).
 
     The scope is every group (venue × domain page, venue, domain, topic) a changed note
@@ -512,7 +512,7 @@ def _plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     if shown is None:
         return None  # which notes list which is not known for sure
     entries, problems = _resolve(project, loaded, cache)
-    related = cached_related(note_inputs(entries), cache, workers)
+    related = cached_related(note_inputs(entries), cache)
     index = SiteIndex.of(entries, related.rows)
     old = cache.published_notes(site, changed | removed)
     new = {e.note.path: e for e in index.entries if e.note.path in changed}

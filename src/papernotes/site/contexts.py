@@ -361,6 +361,9 @@ class RobotsContext:
 
     sitemap: str
     """Absolute URL of ``sitemap.xml``; empty when ``base_url`` is not absolute."""
+    sitemaps: tuple[str, ...] = ()
+    """Absolute URLs of every edition's sitemap, the site language's (``sitemap``) first; empty when
+    ``base_url`` is not absolute."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -171,13 +171,11 @@ class BlobStore(Protocol):
     def save_blob(self, key: str, value: Any) -> None: ...
 
 
-def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BlobStore,
-                   workers: int = 1) -> Related:
+def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BlobStore) -> Related:
     """The lists for ``(path, title, summary, keywords, arxiv id)`` notes, recomputed only when an input changed.
 
     A body edit changes no input, so nothing is tokenised or scored; a title edit scores again
-    only the rows it can change (``related_update``). ``workers`` is unused (the scoring is
-    vectorised in this process); the build still passes it.
+    only the rows it can change (``related_update``). The scoring is vectorised in this process.
     """
     from papernotes.site.related_update import Previous
 
