@@ -256,8 +256,9 @@ def first_queries(base: str, queries: list[str]) -> list[dict[str, object]]:
             cdp.send("Network.setCacheDisabled", {"cacheDisabled": True})
             urls: dict[str, str] = {}
             sizes: dict[str, float] = {}
-            cdp.on("Network.requestWillBeSent", lambda e: urls.__setitem__(e["requestId"], e["request"]["url"]))
-            cdp.on("Network.loadingFinished", lambda e: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
+            cdp.on("Network.requestWillBeSent", lambda e, urls=urls: urls.__setitem__(e["requestId"], e["request"]["url"]))
+            cdp.on("Network.loadingFinished",
+                   lambda e, sizes=sizes: sizes.__setitem__(e["requestId"], e["encodedDataLength"]))
             page.goto(base + "search/?q=" + query)
             page.wait_for_function("window.__times.length > 0", timeout=30_000)
             page.wait_for_timeout(50)

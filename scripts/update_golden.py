@@ -16,7 +16,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import html
-import re
 import shutil
 import sys
 import tempfile

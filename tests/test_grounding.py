@@ -13,7 +13,7 @@ pytest.importorskip("fpdf")
 
 import pdfgen  # noqa: E402
 from conftest import write_note  # noqa: E402
-from papernotes.check.grounding import PaperIndex, Quantity, ground, note_numbers, support  # noqa: E402
+from papernotes.check.grounding import PaperIndex, ground, note_numbers, support  # noqa: E402
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.paper import Paragraph, PaperText, Section, read_paper  # noqa: E402
 

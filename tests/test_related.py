@@ -39,8 +39,6 @@ def test_self_and_duplicates_of_the_same_paper_are_left_out() -> None:
 
 
 def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related as module
-
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     rows = related(notes)
     assert related(list(reversed(notes))) == rows

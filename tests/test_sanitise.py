@@ -9,7 +9,6 @@ from __future__ import annotations
 import random
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 

@@ -13,7 +13,7 @@ import typer
 from rich.markup import escape
 
 from papernotes.cli.common import app, err, exit_on_errors, fail, out
-from papernotes.cli.output import error, report
+from papernotes.cli.output import report
 from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
 

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from papernotes.cli.common import CorpusArg, app, exit_on_errors, fail, out
+from papernotes.cli.common import CorpusArg, app, fail, out
 from papernotes.cli.output import error, report
 from papernotes.errors import PapernotesError
 
