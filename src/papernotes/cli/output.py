@@ -18,6 +18,7 @@ RED, YELLOW = 31, 33
 
 
 def coloured(stream: TextIO) -> bool:
+    """Whether to colour what goes to ``stream``: ``NO_COLOR`` says no, ``FORCE_COLOR`` yes, else a terminal."""
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):

@@ -10,8 +10,8 @@ each reply as it arrives, so an interrupted run loses no paid-for answer.
 The ``openai`` package is imported only when a client is made.
 
 A stage talks to the model through *conversations*: generators that yield the
-``Call`` s of one round and receive their ``Reply`` s, until they return an
-outcome. ``converse_live`` plays one against a ``ChatClient`` (and ``run_all``
+calls of one round (``Call``) and receive their replies (``Reply``), until they
+return an outcome. ``converse_live`` plays one against a ``ChatClient`` (and ``run_all``
 runs many at once); ``llm_batch.converse_in_rounds`` plays many through batches.
 """
 from __future__ import annotations
