@@ -251,7 +251,7 @@ def test_a_theme_extends_the_package_template_it_overrides(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("setting, message", [
     ('theme_dir = "nowhere"', "not found: {corpus}/nowhere"),
-    ('theme_dir = "ICML2024"', "{corpus}/ICML2024 has neither templates/ nor static/"),
+    ('theme_dir = "ICML2024"', "{corpus}/ICML2024 has neither templates/, static/ nor i18n.toml"),
 ])
 def test_a_bad_theme_folder_is_a_config_error(tmp_path: Path, setting: str, message: str) -> None:
     corpus = themed_corpus(tmp_path, tmp_path / "absent", setting)
@@ -287,3 +287,54 @@ def test_a_broken_theme_template_names_its_line_and_publishes_nothing(tmp_path: 
     result = runner.invoke(app, ["build", str(corpus), "-o", str(site)])
     assert result.exit_code == 1 and f"mytheme/templates/venue.html:{line}: error:" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_theme_overrides_interface_strings_in_each_language(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "i18n.toml").write_text('[zh]\nrelated = "延伸阅读"\n\n[en]\nrelated = "Further reading"\n',
+                                     encoding="utf-8")
+    corpus = themed_corpus(tmp_path, theme)  # a theme of strings alone: no templates/, no static/
+    site = tmp_path / "site"
+    assert build(corpus, site).errors == []
+    zh = site / "ICML2024/optimization/galore_memory-efficient_llm_training_by_gradient_low-rank_projection/index.html"
+    en = site / "en" / zh.relative_to(site)
+    assert '<h2 id="related-heading">延伸阅读</h2>' in zh.read_text(encoding="utf-8")
+    assert '<h2 id="related-heading">Further reading</h2>' in en.read_text(encoding="utf-8")
+    assert "相关论文" not in zh.read_text(encoding="utf-8")
+    # an edit of the strings re-renders every page, as a template edit does
+    (corpus / "mytheme/i18n.toml").write_text('[en]\nrelated = "See also"\n', encoding="utf-8")
+    again = build(corpus, site)
+    assert not again.up_to_date and again.rendered == again.pages
+    assert '<h2 id="related-heading">See also</h2>' in en.read_text(encoding="utf-8")
+    assert '<h2 id="related-heading">相关论文</h2>' in zh.read_text(encoding="utf-8")
+
+
+def test_bad_interface_strings_are_config_errors_with_their_lines(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    (theme / "i18n.toml").write_text('[en]\nrelated = "See also"\nrelatd = "typo"\nnotes_count = "{count} notes"\n'
+                                     'search_results = "{n results"\n[fr]\nrelated = "Voir aussi"\n', encoding="utf-8")
+    corpus = themed_corpus(tmp_path, theme)
+    result = runner.invoke(app, ["build", str(corpus), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    shown = str(corpus / "mytheme/i18n.toml")
+    assert f"{shown}:3: error: unknown interface string `relatd`" in result.stderr
+    assert f"{shown}:4: error: `notes_count` must use {{n}}, as the package's does" in result.stderr
+    assert f"{shown}:5: error: `search_results` must use {{n}}" in result.stderr  # a lone brace
+    assert f"{shown}:6: error: `fr` is not a language table; use [zh] or [en]" in result.stderr
+    assert not (tmp_path / "site").exists()
+    (corpus / "mytheme/i18n.toml").write_text("[en\n", encoding="utf-8")
+    broken = runner.invoke(app, ["build", str(corpus), "-o", str(tmp_path / "site")])
+    assert broken.exit_code == 2 and f"{shown}:1: error: invalid TOML" in broken.stderr
+
+
+def test_the_documented_strings_example_is_valid() -> None:
+    from papernotes.site.theme import _package_strings, merge_strings
+
+    doc = (Path(__file__).parents[1] / "docs/theming.md").read_text(encoding="utf-8")
+    section = doc.split("## Changing interface strings", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    merged = merge_strings(_package_strings(), example, "docs/theming.md")
+    assert merged["zh"]["related"] == "延伸阅读" and merged["en"]["search_results"] == "{n} notes found"
+    assert merged["en"]["home"] == _package_strings()["en"]["home"]  # the rest stays the package's

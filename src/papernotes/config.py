@@ -93,9 +93,9 @@ class SiteConfig(BaseModel):
         folder = Path(corpus) / value
         if not folder.is_dir():
             raise PydanticCustomError("theme_dir", "theme folder not found: {folder}", {"folder": str(folder)})
-        if not (folder / "templates").is_dir() and not (folder / "static").is_dir():
-            raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/ nor static/",
-                                      {"folder": str(folder)})
+        if not ((folder / "templates").is_dir() or (folder / "static").is_dir() or (folder / "i18n.toml").is_file()):
+            raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/, static/ nor "
+                                      "i18n.toml", {"folder": str(folder)})
         return value
 
     @field_validator("languages")

@@ -388,7 +388,8 @@ def _settings(project: Project, lang: str | None = None):  # type: ignore[no-unt
     from papernotes.site.plan import PlanSettings
     from papernotes.site.theme import labels_for
 
-    return PlanSettings(project.config, project.taxonomy, labels_for(lang or project.config.language))
+    return PlanSettings(project.config, project.taxonomy,
+                        labels_for(lang or project.config.language, project.config.theme_path(project.root)))
 
 
 def listing_digest(entry: Entry) -> str:
@@ -469,7 +470,8 @@ def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
         # crawlers read /robots.txt only: the site language's names every edition's sitemap
         planned.append((edition, [p for p in pages if not (edition.prefix and p.template == "robots.txt")]))
         indexes.append((edition.prefix, edition.lang, index))
-    names = {lang: ui_strings(lang)["language_name"] for lang in project.config.editions}
+    theme_dir = project.config.theme_path(project.root)
+    names = {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
     return publish(planned, names), indexes
 
 
@@ -630,11 +632,11 @@ def _package_fingerprint(theme_dir: Path | None = None) -> str:
     """
     roots = [Path(__file__).resolve().parents[1]]
     if theme_dir is not None:
-        roots += [theme_dir / "templates", theme_dir / "static"]
+        roots += [theme_dir / "templates", theme_dir / "static", theme_dir / "i18n.toml"]
     digest = hashlib.blake2b(digest_size=8)
     for index, root in enumerate(roots):
         digest.update(f"\0{index}\0".encode())
-        files = []
+        files = [str(root)] if root.is_file() else []
         for dirpath, dirnames, filenames in os.walk(root):
             dirnames[:] = [d for d in dirnames if d != "__pycache__"]  # pruned while walking: bytecode is no input
             files += [os.path.join(dirpath, name) for name in filenames]

@@ -34,7 +34,7 @@ from markupsafe import Markup
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.limits import MAX_NOTE_BYTES
 from papernotes.corpus.load import read_inside
-from papernotes.errors import BuildError, Diagnostic, text_line, warning
+from papernotes.errors import BuildError, ConfigError, Diagnostic, error, text_line, warning
 from papernotes.site.contexts import (
     DomainContext,
     DomainsIndexContext,
@@ -101,7 +101,7 @@ TEMPLATE_GLOBALS: dict[str, str] = {
             "`site.language`, …",
     "lang": "Interface language of the page's edition: `zh` or `en`.",
     "t": "Translated interface strings: `t('key')`, or `t('notes_count', n=3)` for strings with a placeholder "
-         "(keys in `papernotes/data/i18n.toml`).",
+         "(keys in `papernotes/data/i18n.toml`; a theme's `i18n.toml` replaces any of them).",
     "root": "Path from this page to the site root, e.g. `../../` (empty on the home page; the absolute base path "
             "on `404.html`, which is served at any depth): `{{ root }}assets/site.css` (one `assets/` for every "
             "edition).",
@@ -134,14 +134,89 @@ UNGROUNDED_MARK = '<mark class="ungrounded">'
 """How ``markdown.mark_ungrounded`` highlights a number its paper does not have."""
 
 
+STRINGS_NAME = "i18n.toml"
+"""The interface strings: ``papernotes/data/i18n.toml``, and a theme's own file of that name over it."""
+
+
+def ui_strings(lang: str, theme_dir: Path | None = None) -> dict[str, str]:
+    """The interface strings of ``lang``: the package's, with those a theme's ``i18n.toml`` sets instead."""
+    if theme_dir is not None:
+        path = theme_dir / STRINGS_NAME
+        try:
+            st = path.stat()
+        except OSError:
+            pass
+        else:
+            return _theme_strings(str(path), st.st_mtime_ns, st.st_size)[lang]
+    return _package_strings()[lang]
+
+
+def labels_for(lang: str, theme_dir: Path | None = None) -> SiteLabels:
+    return SiteLabels(lang, ui_strings(lang, theme_dir))
+
+
 @lru_cache(maxsize=None)
-def ui_strings(lang: str) -> dict[str, str]:
-    data = tomllib.loads((resources.files("papernotes") / "data" / "i18n.toml").read_text(encoding="utf-8"))
-    return data[lang]
+def _package_strings() -> dict[str, dict[str, str]]:
+    return tomllib.loads((resources.files("papernotes") / "data" / STRINGS_NAME).read_text(encoding="utf-8"))
 
 
-def labels_for(lang: str) -> SiteLabels:
-    return SiteLabels(lang, ui_strings(lang))
+@lru_cache(maxsize=8)
+def _theme_strings(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, str]]:
+    """The package's strings with a theme's file over them (read again when the file changes)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([error(path, 0, f"cannot read interface strings: {exc}", "config")]) from exc
+    return merge_strings(_package_strings(), text, path)
+
+
+def merge_strings(base: dict[str, dict[str, str]], text: str, path: str) -> dict[str, dict[str, str]]:
+    """``base`` with the strings of a theme's ``i18n.toml`` (``text``) over it: tables named after languages,
+    keys among ``base``'s, string values with the same ``{placeholders}``. Every problem is reported, with
+    its line."""
+    import string
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise ConfigError([error(path, int(m.group(1)) if m else 0, f"invalid TOML: {exc}", "config")]) from None
+    lines = text.splitlines()
+
+    def line_of(key: str, after: int = 0) -> int:
+        pattern = re.compile(rf"^\s*(\[\s*)?[\"']?{re.escape(key)}[\"']?\s*(=|\])")
+        return next((i + 1 for i in range(after, len(lines)) if pattern.match(lines[i])), 0)
+
+    def fields(value: str) -> set[str] | None:
+        try:
+            return {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
+        except ValueError:  # a lone "{" or "}"
+            return None
+
+    problems = []
+    merged = {lang: dict(strings) for lang, strings in base.items()}
+    for lang, table in data.items():
+        where = line_of(lang)
+        if lang not in base or not isinstance(table, dict):
+            problems.append(error(path, where, f"`{lang}` is not a language table; use [{'] or ['.join(base)}]",
+                                  "config"))
+            continue
+        for key, value in table.items():
+            line = line_of(key, where)
+            if key not in base[lang]:
+                problems.append(error(path, line, f"unknown interface string `{key}` (see papernotes/data/"
+                                                  f"{STRINGS_NAME} for the keys)", "config"))
+            elif not isinstance(value, str):
+                problems.append(error(path, line, f"`{key}` must be a string", "config"))
+            elif (wanted := fields(base[lang][key])) and fields(value) != wanted:  # shown through str.format
+                names = ", ".join(f"{{{n}}}" for n in sorted(wanted))
+                problems.append(error(path, line, f"`{key}` must use {names}, as the package's does (a literal "
+                                                  "brace is written twice: {{ }})", "config"))
+            else:
+                merged[lang][key] = value
+    if problems:
+        raise ConfigError(problems)
+    return merged
 
 
 _PLAIN_URL = re.compile(r"^[A-Za-z0-9/_.~#-]*$")
@@ -210,7 +285,7 @@ class Theme:
         self.config = config
         self.corpus = corpus
         self.theme_dir = config.theme_path(corpus)
-        self.labels = labels_for(config.language)
+        self.labels = labels_for(config.language, self.theme_dir)
         self.base_path = urlsplit(config.base_url).path or "/"
         if not self.base_path.endswith("/"):
             self.base_path += "/"
@@ -260,7 +335,8 @@ class Theme:
         home = root if home is None else home
         found = self._chrome.get((root, lang, home))
         if found is None:
-            module = self.env.get_template("chrome.html").make_module({"lang": lang, "t": labels_for(lang), "home": home})
+            module = self.env.get_template("chrome.html").make_module({"lang": lang, "t": labels_for(lang, self.theme_dir),
+                                                                           "home": home})
             found = self._chrome[(root, lang, home)] = Chrome(Markup(module.header(root)),  # type: ignore[attr-defined]
                                                               Markup(module.footer(root)))  # type: ignore[attr-defined]
         return found
@@ -302,7 +378,7 @@ class Theme:
         alternates = [SwitchLink(a.lang, a.label, quote(self.base_path + a.url, safe=_SAFE) if page.template == "404.html"
                                  else relative_url(a.url, page.url), self.config.absolute_url(a.url))
                       for a in page.alternates]
-        return {"page": page, "c": page.context, "root": root, "home": home, "lang": lang, "t": labels_for(lang),
+        return {"page": page, "c": page.context, "root": root, "home": home, "lang": lang, "t": labels_for(lang, self.theme_dir),
                 "alternates": alternates, "chrome": self.chrome(root, lang, home), "has_math": has_math,
                 **extra}, problems
 
