@@ -286,6 +286,7 @@ class Theme:
         self.corpus = corpus
         self.theme_dir = config.theme_path(corpus)
         self.labels = labels_for(config.language, self.theme_dir)
+        self._labels = {config.language: self.labels}
         self.base_path = urlsplit(config.base_url).path or "/"
         if not self.base_path.endswith("/"):
             self.base_path += "/"
@@ -328,6 +329,13 @@ class Theme:
                     raise self._failure(exc, name) from None
         self._chrome: dict[tuple[str, str, str], Chrome] = {}
 
+    def labels_in(self, lang: str) -> SiteLabels:
+        """The interface strings of ``lang`` (the theme's over the package's), read once per theme."""
+        found = self._labels.get(lang)
+        if found is None:
+            found = self._labels[lang] = labels_for(lang, self.theme_dir)
+        return found
+
     def chrome(self, root: str, lang: str | None = None, home: str | None = None) -> Chrome:
         """Header and footer for pages whose site root is ``root`` away (and edition root ``home``): rendered
         once per depth and edition."""
@@ -335,8 +343,8 @@ class Theme:
         home = root if home is None else home
         found = self._chrome.get((root, lang, home))
         if found is None:
-            module = self.env.get_template("chrome.html").make_module({"lang": lang, "t": labels_for(lang, self.theme_dir),
-                                                                           "home": home})
+            module = self.env.get_template("chrome.html").make_module({"lang": lang, "t": self.labels_in(lang),
+                                                                       "home": home})
             found = self._chrome[(root, lang, home)] = Chrome(Markup(module.header(root)),  # type: ignore[attr-defined]
                                                               Markup(module.footer(root)))  # type: ignore[attr-defined]
         return found
@@ -378,7 +386,7 @@ class Theme:
         alternates = [SwitchLink(a.lang, a.label, quote(self.base_path + a.url, safe=_SAFE) if page.template == "404.html"
                                  else relative_url(a.url, page.url), self.config.absolute_url(a.url))
                       for a in page.alternates]
-        return {"page": page, "c": page.context, "root": root, "home": home, "lang": lang, "t": labels_for(lang, self.theme_dir),
+        return {"page": page, "c": page.context, "root": root, "home": home, "lang": lang, "t": self.labels_in(lang),
                 "alternates": alternates, "chrome": self.chrome(root, lang, home), "has_math": has_math,
                 **extra}, problems
 
