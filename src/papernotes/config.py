@@ -16,7 +16,7 @@ from urllib.parse import quote, urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from papernotes.errors import ConfigError, Diagnostic, error
+from papernotes.errors import ConfigError, Diagnostic, error, toml_error_line
 from papernotes.layout import CACHE_DIR, CONFIG_NAME  # noqa: F401  (the config module names them too)
 from papernotes.taxonomy import Taxonomy, load_taxonomy
 
@@ -150,8 +150,7 @@ def load_config(corpus: Path) -> tuple[SiteConfig, str]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ConfigError([error(str(path), int(m.group(1)) if m else 0, f"invalid TOML: {exc}", "config")]) from exc
+        raise ConfigError([error(str(path), toml_error_line(exc), f"invalid TOML: {exc}", "config")]) from exc
     try:
         config = SiteConfig.model_validate(data, context={"corpus": corpus})
     except ValidationError as exc:

@@ -6,6 +6,7 @@ one note that must not stop the rest) or raise a ``PapernotesError`` subclass
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import Enum
 
@@ -42,6 +43,12 @@ def text_line(text: str, needle: str) -> int:
     """1-based line of the first occurrence of ``needle`` in ``text``; 0 when absent."""
     idx = text.find(needle)
     return text.count("\n", 0, idx) + 1 if idx >= 0 else 0
+
+
+def toml_error_line(exc: Exception) -> int:
+    """The line a ``tomllib.TOMLDecodeError`` points at (its message says ``line N``); 0 when it names none."""
+    m = re.search(r"line (\d+)", str(exc))
+    return int(m.group(1)) if m else 0
 
 
 def warning(path: str, line: int, message: str, code: str) -> Diagnostic:

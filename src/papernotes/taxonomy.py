@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from papernotes.errors import ConfigError, Diagnostic, error, text_line
+from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -306,14 +306,8 @@ def _read_toml(path: Path, label: str, problems: list[Diagnostic]) -> dict[str, 
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line = _toml_error_line(str(exc))
-        problems.append(error(str(path), line, f"invalid TOML in {label}: {exc}", "taxonomy"))
+        problems.append(error(str(path), toml_error_line(exc), f"invalid TOML in {label}: {exc}", "taxonomy"))
         return {}
-
-
-def _toml_error_line(message: str) -> int:
-    m = re.search(r"line (\d+)", message)
-    return int(m.group(1)) if m else 0
 
 
 

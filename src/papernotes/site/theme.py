@@ -34,7 +34,7 @@ from markupsafe import Markup
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.limits import MAX_NOTE_BYTES
 from papernotes.corpus.load import read_inside
-from papernotes.errors import BuildError, ConfigError, Diagnostic, error, text_line, warning
+from papernotes.errors import BuildError, ConfigError, Diagnostic, error, text_line, toml_error_line, warning
 from papernotes.site.contexts import (
     DomainContext,
     DomainsIndexContext,
@@ -164,7 +164,7 @@ def _package_strings() -> dict[str, dict[str, str]]:
 def _theme_strings(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, str]]:
     """The package's strings with a theme's file over them (read again when the file changes)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # as papernotes.toml: a BOM is no error
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError([error(path, 0, f"cannot read interface strings: {exc}", "config")]) from exc
     return merge_strings(_package_strings(), text, path)
@@ -179,8 +179,7 @@ def merge_strings(base: dict[str, dict[str, str]], text: str, path: str) -> dict
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        m = re.search(r"line (\d+)", str(exc))
-        raise ConfigError([error(path, int(m.group(1)) if m else 0, f"invalid TOML: {exc}", "config")]) from None
+        raise ConfigError([error(path, toml_error_line(exc), f"invalid TOML: {exc}", "config")]) from None
     lines = text.splitlines()
 
     def line_of(key: str, after: int = 0) -> int:
