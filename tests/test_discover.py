@@ -108,6 +108,18 @@ def test_sitemap_validates_and_lists_every_page(example_site) -> None:
     assert robots[:2] == ["User-agent: *", "Allow: /"] and not (site / "en/robots.txt").exists()
 
 
+def test_robots_txt_is_plain_text(tmp_path: Path) -> None:
+    """robots.txt is not HTML: a URL's ``&`` and ``'`` stay as they are (HTML escaping would break them)."""
+    corpus = tmp_path / "c"
+    write_note(corpus, "V/d/a.md", title="A", venue="ICML2024", domain="optimization")
+    (corpus / "papernotes.toml").write_text('base_url = "https://example.org/o\'neil&co/"\n', encoding="utf-8")
+    build(corpus, tmp_path / "site")
+    robots = (tmp_path / "site/robots.txt").read_text(encoding="utf-8")
+    assert "Sitemap: https://example.org/o'neil&co/sitemap.xml" in robots.splitlines(), robots
+    sitemap = (tmp_path / "site/sitemap.xml").read_text(encoding="utf-8")  # XML still escapes
+    assert "o&#39;neil&amp;co/" in sitemap and "o'neil&co/" not in sitemap
+
+
 def test_a_large_site_gets_a_sitemap_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import papernotes.site.kinds.sitemap as sitemap
 

@@ -276,6 +276,11 @@ class Chrome:
     footer: Markup
 
 
+def _escapes(name: str | None) -> bool:
+    """HTML and XML templates escape what they print; plain-text ones (``robots.txt``) print it as it is."""
+    return not (name or "").endswith(".txt")
+
+
 class Theme:
     """The Jinja environment plus everything a page render needs."""
 
@@ -291,7 +296,7 @@ class Theme:
             self.base_path += "/"
         self.env = jinja2.Environment(
             loader=template_loader(self.theme_dir),
-            autoescape=True,
+            autoescape=_escapes,
             undefined=jinja2.StrictUndefined,
             auto_reload=False,
             trim_blocks=True,
