@@ -239,6 +239,58 @@ def test_edits_rebuild_like_a_clean_build(tmp_path: Path) -> None:
     assert "Chain of thought" in (site / "ICLR2026/llm_reasoning/cot/index.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("config", [CONFIG, CONFIG + 'untranslated = "hide"\n'], ids=["shown", "hidden"])
+def test_body_edits_render_only_their_pages_in_each_edition(tmp_path: Path, config: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body edit on a site with two editions plans only the pages that show the edited file, in every edition
+    (an original's translations too: whether they are stale changes), and the site equals a clean build."""
+    import papernotes.site.build as site_build
+
+    corpus = bilingual_corpus(tmp_path / "c", config)
+    site = tmp_path / "site"
+    build(corpus, site, workers=1)
+    hidden = "hide" in config
+
+    def whole_site(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a body edit planned the whole site")
+
+    stale = 'class="untranslated-note stale-translation"'
+    cot_zh = site / "ICLR2026/llm_reasoning/cot/index.html"
+    edits: list[tuple[str, str, str | None, int]] = [  # (file, old text, new text, pages rendered)
+        ("ICML2026/optimization/lion.md", "改过的原文。", "又改过的原文。", 1),  # its translation was stale already
+        ("ICLR2026/llm_reasoning/cot.md", "Written in English.", "Rewritten in English.", 2),  # zh translation: stale
+        ("ICLR2026/llm_reasoning/cot.zh.md", "中文译文。", "新的中文译文。", 1),
+        ("ICLR2026/optimization/muon.md", "English only.", "Still English only.", 2),  # shown in both editions
+        ("ICML2026/optimization/sgd.md", "只有中文。", "还是只有中文。", 1 if hidden else 2),
+        ("ICML2026/optimization/lion.en.md", "0" * 40, None, 1),  # records its original's digest: not stale now
+    ]
+    for rel, old, new, rendered in edits:
+        path = corpus / rel
+        text = path.read_text(encoding="utf-8")
+        assert old in text, rel
+        path.write_text(text.replace(old, new or _digest(corpus, "ICML2026/optimization/lion.md")), encoding="utf-8")
+        with monkeypatch.context() as patched:
+            patched.setattr(site_build, "_plan_site", whole_site)
+            patched.setattr(site_build, "_plan_scoped", whole_site)
+            again = build(corpus, site, workers=1)
+        assert again.errors == [] and again.rendered == rendered, (rel, again.rendered)
+        clean = tmp_path / "clean"
+        build(corpus, clean, workers=1, use_cache=False)
+        assert site_contents(site) == site_contents(clean), rel
+        shutil.rmtree(clean)
+        if rel == "ICLR2026/llm_reasoning/cot.md":
+            assert stale in cot_zh.read_text(encoding="utf-8")
+    assert "新的中文译文" in cot_zh.read_text(encoding="utf-8")
+    assert stale not in (site / "en/ICML2026/optimization/lion/index.html").read_text(encoding="utf-8")
+    # a note whose links point at other notes resolves them against the editions' pages: the whole site is planned
+    adam = corpus / "ICML2026/optimization/adam.md"
+    adam.write_text(adam.read_text(encoding="utf-8").replace("自适应矩估计，", "自适应矩估计（改），"), encoding="utf-8")
+    assert build(corpus, site, workers=1).rendered == 2
+    clean = tmp_path / "clean"
+    build(corpus, clean, workers=1, use_cache=False)
+    assert site_contents(site) == site_contents(clean)
+
+
 def test_a_one_language_site_has_no_switch(tmp_path: Path) -> None:
     corpus = bilingual_corpus(tmp_path / "c", 'title = "Notes"\n')
     build(corpus, tmp_path / "site", workers=1)

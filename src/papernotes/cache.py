@@ -13,7 +13,7 @@ from __future__ import annotations
 import marshal
 import sqlite3
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import replace as replace_state
 from pathlib import Path
@@ -120,6 +120,21 @@ class PublishedNote:
 
 
 _NOTE_COLUMNS = "path, digest, listing, url, cell, position, title, groups"
+
+
+@dataclass(frozen=True, slots=True)
+class EditionRows:
+    """What one edition of a site with several languages shows: a row per shown note file (a translation where
+    the edition shows one, at its original's URL and place), kept under ``edition_key``."""
+
+    notes: list[PublishedNote]
+    shown: dict[str, str] | None = None
+    """Original's path -> translation's path, for every note the edition shows translated (``None``: unchanged)."""
+
+
+def edition_key(site: str, lang: str) -> str:
+    """The key the rows of one edition of ``site`` are kept under."""
+    return f"{site}@{lang}"
 
 
 def _published_note(row: Sequence[Any]) -> PublishedNote:
@@ -310,19 +325,31 @@ class BuildCache:
                                     (site,)))
 
     def record_published(self, site: str, state: Published, notes: Iterable[PublishedNote], *,
-                         replace: bool, urls: Iterable[str] | None = None) -> None:
-        """Record a publication; ``replace`` drops the rows of notes not given (a full plan)."""
+                         replace: bool, urls: Iterable[str] | None = None,
+                         editions: Mapping[str, EditionRows] | None = None) -> None:
+        """Record a publication; ``replace`` drops the rows of notes not given (a full plan).
+        ``editions``: the rows of the notes each edition of a site with several shows, by language."""
         record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
                                 [encode_problem(d) for d in state.problems]))
-        with self.db:
-            if replace:
-                self.db.execute("DELETE FROM published_notes WHERE site = ?", (site,))
+        with self.db:  # one transaction: the rows of every edition describe the same publication
+            for key, rows in [(site, notes), *((edition_key(site, lang), e.notes) for lang, e in (editions or {}).items())]:
+                if replace:
+                    self.db.execute("DELETE FROM published_notes WHERE site = ?", (key,))
+                self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
+                    (key, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title,
+                     marshal.dumps((n.topics, n.aliases)) if n.url is not None else None) for n in rows))
+            for lang, e in (editions or {}).items():
+                if e.shown is not None:
+                    self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",
+                                    (f"shown:{edition_key(site, lang)}", marshal.dumps(e.shown)))
             if urls is not None:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
-            self.db.executemany("INSERT OR REPLACE INTO published_notes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (
-                (site, n.path, n.digest, n.listing, n.url, n.cell, n.position, n.title,
-                 marshal.dumps((n.topics, n.aliases)) if n.url is not None else None) for n in notes))
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
+
+    def edition_shown(self, site: str, lang: str) -> dict[str, str] | None:
+        """The notes the ``lang`` edition of ``site`` shows in another file than their own (a translation):
+        original's path -> the shown file's path; ``None`` when not recorded."""
+        return self.load_blob(f"shown:{edition_key(site, lang)}")
 
     def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:
         """Forget that these notes and pages are published as recorded: they are about to change, and a

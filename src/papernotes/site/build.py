@@ -8,7 +8,6 @@ those notes are resolved and planned and the other notes are never decoded.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 import time
 from collections.abc import Callable, Collection, Mapping
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from papernotes import __version__
-from papernotes.cache import BuildCache, Published, PublishedNote
+from papernotes.cache import BuildCache, EditionRows, Published, PublishedNote, edition_key
 from papernotes.corpus.load import (
     LoadedCorpus,
     Scan,
@@ -26,6 +25,7 @@ from papernotes.corpus.load import (
     load_paths,
     scan_corpus,
 )
+from papernotes.digests import stable_bytes
 from papernotes.errors import BuildError, CorpusError, Diagnostic, warning
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
 from papernotes.site.publish import Staging, output_path
@@ -34,6 +34,8 @@ from papernotes.testhooks import pause
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
     from papernotes.config import SiteConfig
     from papernotes.corpus.model import Entry
+    from papernotes.site.contexts import Page
+    from papernotes.site.editions import Edition
     from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
@@ -92,6 +94,8 @@ class SitePlan:
     ``entries``), for their search indexes; empty on a one-language site."""
     related: str | None = None
     """Digest of the related-papers inputs the note pages were planned with (whole-site and scoped plans)."""
+    editions: dict[str, EditionRows] | None = None
+    """On a site with several editions, the rows to record for what each edition shows, by language."""
 
 
 def settings_stamp(root: Path) -> str:
@@ -244,7 +248,7 @@ class Builder:
             cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
             cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
-                                   replace=plan.complete, urls=plan.urls)
+                                   replace=plan.complete, urls=plan.urls, editions=plan.editions)
             if plan.related is not None:
                 from papernotes.site.related import mark_published
 
@@ -344,9 +348,15 @@ class Builder:
 
         staging, project = self.staging, self.project
         assert self.cache_file is not None
-        found = search_update([p.context.entry for p in plan.pages], corpus_bodies(project.root),
-                              self.cache_file.parent, project.config.language, self.workers)
-        searches = [("", found)] if found is not None else []
+        several = len(project.config.editions) > 1
+        searches = []
+        for prefix, lang in dict.fromkeys((p.edition, p.lang or project.config.language) for p in plan.pages):
+            # each edition its own store on a site with several (as _render_and_publish made them)
+            where = self.cache_file.parent / "editions" / lang if several else self.cache_file.parent
+            found = search_update([p.context.entry for p in plan.pages if p.edition == prefix],
+                                  corpus_bodies(project.root), where, lang, self.workers)
+            if found is not None:
+                searches.append((prefix, found))
         staging.begin(incremental=True)
         try:
             self._stage_searches(searches, cache)
@@ -395,7 +405,7 @@ def _settings(project: Project, lang: str | None = None):  # type: ignore[no-unt
 def listing_digest(entry: Entry) -> str:
     from papernotes.site.resolve import listing_key
 
-    return hashlib.blake2b(marshal.dumps(listing_key(entry)), digest_size=12).hexdigest()
+    return hashlib.blake2b(stable_bytes(listing_key(entry)), digest_size=12).hexdigest()
 
 
 def _resolve(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
@@ -443,8 +453,12 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     pages, indexes = _plan_editions(project, loaded, entries, related.rows)
     state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
     (_, _, default), *others = indexes
+    editions = {lang: EditionRows([_published_row(e, i) for cell in ix.by_cell.values() for i, e in enumerate(cell)],
+                                  {e.note.translation_of.original: e.note.path for e in ix.entries
+                                   if e.note.translation_of is not None})
+                for _, lang, ix in indexes}
     return SitePlan(pages, True, state, list(rows.values()), list(default.entries), default.urls,
-                    related=related.digest,
+                    related=related.digest, editions=editions,
                     other_editions=tuple((prefix, lang, list(ix.entries)) for prefix, lang, ix in others))
 
 
@@ -585,7 +599,7 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     from papernotes.site.resolve import resolve
 
     if len(project.config.editions) > 1:
-        return None  # an edit shows in every edition, translated or not: plan them all (their pages are compared)
+        return _plan_edition_bodies(project, loaded, cache, site, changed, previous, related_lists)
     rows = cache.published_notes(site, changed)
     if len(rows) != len(changed) or any(row.url is None for row in rows.values()):
         return None  # a new note, or one the site did not show
@@ -618,6 +632,98 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
         pages.append(fingerprinted(page, project.salt))
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
     return SitePlan(pages, False, previous, notes_rows)
+
+
+def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                         previous: Published,
+                         related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
+                         ) -> SitePlan | None:
+    """``_plan_bodies`` on a site with several editions: the pages, in every edition, of the edited notes and
+    of the translations of edited originals (whether they are stale changed), when nothing other pages
+    show of them changed and no translation changed what it translates; else ``None``."""
+    from papernotes.site.contexts import Link, RelatedItem
+    from papernotes.site.editions import publish, site_editions, translated_entry
+    from papernotes.site.kinds.note import note_page
+    from papernotes.site.plan import fingerprinted
+    from papernotes.site.related import published_related
+    from papernotes.site.resolve import resolve
+    from papernotes.site.theme import ui_strings
+
+    rows = cache.published_notes(site, changed)
+    if len(rows) != len(changed):
+        return None  # a new file
+    editions = site_editions(project.config.editions)
+    shown = {e.lang: cache.edition_shown(site, e.lang) for e in editions}
+    lists = (related_lists or published_related)(cache, site)
+    if lists is None or any(m is None for m in shown.values()):
+        return None  # what the editions or the related lists show is not known for sure
+    files = loaded.parsed(sorted(changed))
+    originals: set[str] = set()
+    for path, note in files.items():
+        if note is None or any(d.is_error for d in loaded.fresh.get(path, (None, ()))[1]):
+            return None
+        if note.translation_of is None:
+            if rows[path].url is None:
+                return None  # not on the site before (or it was a translation)
+            originals.add(path)
+        elif rows[path].url is not None or shown.get(note.lang, {}).get(note.translation_of.original) != path:
+            return None  # a translation of another note or language now, or not shown before
+        else:
+            originals.add(note.translation_of.original)
+    notes = {**loaded.parsed(sorted(originals - changed)), **files}
+    if any(notes.get(p) is None or notes[p].translation_of is not None for p in originals):  # type: ignore[union-attr]
+        return None
+    diagnostics = [d for p in sorted(changed) if p in loaded.fresh for d in loaded.fresh[p][1]]
+    entries, problems = resolve([notes[p] for p in sorted(originals)], diagnostics, project.taxonomy)  # type: ignore[misc]
+    if len(entries) != len(originals) or any(d.is_error for d in problems):
+        return None
+    if any(listing_digest(e) != rows[e.note.path].listing for e in entries if e.note.path in changed):
+        return None
+    keys = {e.lang: edition_key(site, e.lang) for e in editions}
+
+    def showing(lang: str, originals: Collection[str]) -> dict[str, PublishedNote]:
+        """Original's path -> the row of the file the ``lang`` edition shows for it (absent: not shown)."""
+        found = cache.published_notes(keys[lang], {shown[lang].get(p, p) for p in originals})  # type: ignore[union-attr]
+        return {p: found[s] for p in originals if (s := shown[lang].get(p, p)) in found}  # type: ignore[union-attr]
+
+    on = {e.lang: showing(e.lang, originals) for e in editions}
+    planned: list[tuple[Edition, list[Page]]] = []
+    edition_rows: dict[str, EditionRows] = {}
+    for edition in editions:
+        labels = _settings(project, edition.lang).labels
+        pages, updated = [], []
+        for entry in entries:
+            row = on[edition.lang].get(entry.note.path)
+            if row is None:
+                continue  # this edition leaves the note out
+            if row.path != entry.note.path:
+                translation = notes[row.path] if row.path in notes else loaded.parsed([row.path])[row.path]
+                if translation is None:
+                    return None
+                entry = translated_entry(entry, translation)
+                if listing_digest(entry) != row.listing:
+                    return None
+            if entry.note.local_links:
+                return None  # links resolve against the edition's pages: plan them all
+            near = showing(edition.lang, lists.get(entry.note.translation_of.original if entry.note.translation_of
+                                                   else entry.note.path, ()))
+            related = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0])  # type: ignore[arg-type, union-attr]
+                            for r in near.values())
+            prev = cache.neighbour(keys[edition.lang], row.cell, row.position - 1)  # type: ignore[arg-type, operator]
+            nxt = cache.neighbour(keys[edition.lang], row.cell, row.position + 1)  # type: ignore[arg-type, operator]
+            page = note_page(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
+                             Link(nxt.title, nxt.url) if nxt else None, labels, {}, frozenset(), related)  # type: ignore[arg-type]
+            pages.append(fingerprinted(page, project.salt))
+            updated.append(replace(row, digest=entry.note.digest))
+        planned.append((edition, pages))
+        edition_rows[edition.lang] = EditionRows(updated)
+    theme_dir = project.config.theme_path(project.root)
+    names = {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
+    # the note pages planned here exist in an edition exactly when it shows the note
+    urls = {lang: {r.url for r in found.values()} for lang, found in on.items()}
+    pages = publish(planned, names, lambda lang, url: url in urls[lang])
+    notes_rows = [replace(rows[p], digest=files[p].digest) for p in sorted(changed)]  # type: ignore[union-attr]
+    return SitePlan(pages, False, previous, notes_rows, editions=edition_rows)
 
 
 # ------------------------------------------------------------ fingerprints

@@ -52,7 +52,7 @@ class PaperItem:
     context: str = ""
     """Venue / domain label shown on cross-venue listings (topic pages); empty elsewhere."""
     key: str = ""
-    """Digest of the note's file: stands for title and summary in page fingerprints."""
+    """Digest of the title, summary and language: stands for them in page fingerprints (a body edit leaves it)."""
     lang: str = ""
     """Language the title and summary are written in; a listing marks a note whose ``lang`` differs from the
     page's (a note not translated into this edition's language)."""

@@ -21,7 +21,7 @@ shown in the edition's language where translated.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from papernotes.corpus.model import Entry, Note
@@ -63,14 +63,18 @@ def edition_entries(entries: Iterable[Entry], found: dict[tuple[str, str], Note]
         if note.lang != edition.lang:
             translated = found.get((note.path, edition.lang))
             if translated is not None:
-                recorded = translated.translation_of.digest if translated.translation_of else ""
-                # a translation that records no digest may or may not be stale: `check` warns about it
-                entry = replace(entry, note=translated,
-                                stale_translation=bool(recorded) and recorded != note.text_digest)
+                entry = translated_entry(entry, translated)
             elif hide_untranslated and not edition.default:
                 continue
         out.append(entry)
     return out
+
+
+def translated_entry(entry: Entry, translated: Note) -> Entry:
+    """``entry`` (an original) shown in its translation ``translated``: same URL, place and topics."""
+    recorded = translated.translation_of.digest if translated.translation_of else ""
+    # a translation that records no digest may or may not be stale: `check` warns about it
+    return replace(entry, note=translated, stale_translation=bool(recorded) and recorded != entry.note.text_digest)
 
 
 def edition_related(related: Mapping[str, tuple[str, ...]], shown: Iterable[Entry]) -> dict[str, tuple[str, ...]]:
@@ -81,18 +85,26 @@ def edition_related(related: Mapping[str, tuple[str, ...]], shown: Iterable[Entr
             for original, near in related.items() if original in path_of}
 
 
-def publish(planned: Sequence[tuple[Edition, Sequence[Page]]], names: dict[str, str]) -> list[Page]:
+def publish(planned: Sequence[tuple[Edition, Sequence[Page]]], names: dict[str, str],
+            present: Callable[[str, str], bool] | None = None) -> list[Page]:
     """Every edition's pages under its prefix, with alternates; fingerprints cover both.
 
     ``names``: each language's name in that language (``中文``, ``English``), for the switch.
+    ``present(lang, url)``: whether the ``lang`` edition has the page ``url``; by default, whether
+    it is among that edition's ``planned`` pages (the whole site was planned).
     """
-    urls = {edition.lang: {page.url for page in pages} for edition, pages in planned}
+    if present is None:
+        urls = {edition.lang: {page.url for page in pages} for edition, pages in planned}
+
+        def present(lang: str, url: str) -> bool:
+            return url in urls[lang]
+
     out: list[Page] = []
     for edition, pages in planned:
         for page in pages:
             alternates = tuple(
                 Alternate(other.lang, names[other.lang],
-                          other.prefix + (page.url if page.url in urls[other.lang] and page.template != "404.html"
+                          other.prefix + (page.url if page.template != "404.html" and present(other.lang, page.url)
                                           else ""))
                 for other, _ in planned)
             payload = "\0".join([page.fingerprint, edition.prefix, edition.lang,

@@ -14,7 +14,6 @@ entries behind it.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import posixpath
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from papernotes.corpus.model import Entry
+from papernotes.digests import stable_bytes
 from papernotes.registry import Registry
 from papernotes.site.contexts import Crumb, Link, Page, PaperItem, SiteLabels
 from papernotes.taxonomy import Domain, Taxonomy, Topic, Venue
@@ -62,7 +62,9 @@ def domain_label(domain: Domain, lang: str) -> str:
 
 def paper_item(entry: Entry, context: str = "") -> PaperItem:
     note = entry.note
-    return PaperItem(note.title_html, note.summary_html, entry.url, context, note.digest, note.lang)
+    # the key stands for what a listing shows of the note, not for its file: a body edit leaves listings alone
+    shown = hashlib.blake2b(f"{note.title_html}\0{note.summary_html}\0{note.lang}".encode(), digest_size=12)
+    return PaperItem(note.title_html, note.summary_html, entry.url, context, shown.hexdigest(), note.lang)
 
 
 def hot_topics(entries: Iterable[Entry], lang: str, limit: int, minimum: int) -> tuple[Link, ...]:
@@ -260,7 +262,7 @@ def _flat(obj: Any) -> Any:
 
 def fingerprinted(page: Page, salt: str) -> Page:
     """``page`` with the hash of everything it shows (and of ``salt``: code, config and taxonomy)."""
-    payload = marshal.dumps((salt, page.url, page.template, page.title, _flat(page.crumbs), _flat(page.context)))
+    payload = stable_bytes((salt, page.url, page.template, page.title, _flat(page.crumbs), _flat(page.context)))
     digest = hashlib.blake2b(payload, digest_size=16).hexdigest()
     return replace(page, fingerprint=digest)
 

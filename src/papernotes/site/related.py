@@ -27,13 +27,14 @@ pure function of the inputs, whatever their order.
 from __future__ import annotations
 
 import hashlib
-import marshal
 import math
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from papernotes.digests import stable_bytes
 
 NEIGHBOURS = 5
 QUERY_TERMS = 80
@@ -79,7 +80,7 @@ def paper_key(arxiv_id: str, title: str) -> str:
 
 def input_digest(title: str, summary: str, keywords: Sequence[str], arxiv_id: str) -> str:
     """Digest of everything a note's related list and its place in other lists depend on."""
-    return hashlib.blake2b(marshal.dumps((title, summary, tuple(keywords), arxiv_id)), digest_size=12).hexdigest()
+    return hashlib.blake2b(stable_bytes((title, summary, tuple(keywords), arxiv_id)), digest_size=12).hexdigest()
 
 
 def quantised_idf(df: int, n: int) -> int:
@@ -137,7 +138,7 @@ def compute(notes: list[RelatedInput], previous: Any = None) -> Outcome:
 
 def inputs_digest(digests: Mapping[str, str]) -> str:
     """Digest of every note's related inputs (path -> ``input_digest``)."""
-    return hashlib.blake2b(marshal.dumps(sorted(digests.items())), digest_size=16).hexdigest()
+    return hashlib.blake2b(stable_bytes(sorted(digests.items())), digest_size=16).hexdigest()
 
 
 # ------------------------------------------------------------------ cached and published lists

@@ -137,11 +137,13 @@ def _with_aliases(entries: list[Entry], problems: list[Diagnostic]) -> list[Entr
 def listing_key(entry: Entry) -> tuple[object, ...]:
     """Everything about a note that pages other than its own show (listings, neighbours, search, links).
 
-    When no note's listing key changed, a rebuild only re-renders the changed notes' own pages.
+    When no note's listing key changed, a rebuild only re-renders the changed notes' own pages. The
+    language is in it: a site with several editions marks untranslated notes in its listings, and which
+    file an edition shows for a note depends on it.
     """
     note = entry.note
-    return (note.path, note.id, entry.url, entry.order, note.title, note.title_html, note.summary, note.summary_html,
-            tuple(t.slug for t in entry.topics), note.keywords, note.authors, note.aliases,
+    return (note.path, note.id, entry.url, entry.order, note.lang, note.title, note.title_html, note.summary,
+            note.summary_html, tuple(t.slug for t in entry.topics), note.keywords, note.authors, note.aliases,
             note.arxiv_id, str(note.extra.get("date", "")))  # related lists drop duplicates by arXiv id; feeds date
 
 

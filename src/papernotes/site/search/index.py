@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import marshal
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from papernotes.corpus.model import Entry, Note
+from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
 from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather
 from papernotes.site.search.store import FORMAT, SearchStore, digest
@@ -189,7 +189,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
 def _record_key(entry: Entry, lang: str) -> str:
     note = entry.note
     topics = tuple((t.slug, t.name(lang)) for t in entry.topics)
-    raw = marshal.dumps((FORMAT, note.digest, note.title, note.summary, note.keywords, note.authors, topics))
+    raw = stable_bytes((FORMAT, note.digest, note.title, note.summary, note.keywords, note.authors, topics))
     return hashlib.blake2b(raw, digest_size=16).hexdigest()
 
 
