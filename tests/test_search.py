@@ -126,6 +126,9 @@ def test_bodies_leave_out_noise() -> None:
     # lora ×2, 微调, link; no alpha, URL, tag, 7, a, lone 图
     assert set(_terms_of(record)) == {code_of("lora"), code_of("微调"), code_of("link")}
     assert set(record.words) == {"lora", "link"}
+    # reported with their codes, which the store keeps without hashing the words again
+    assert len(record.word_codes) == 8 * len(record.words)
+    assert sorted(record.vocabulary()) == sorted((code_of(w), w) for w in record.words)
     again = note_record("", (), (), "", (), "LoRA 微调 LoRA $\\alpha$ [l](http://e.com/exploration) 42 图")
     assert len(again.impacts) == 2 and again.words == ()  # each word is reported once per session
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from papernotes.site.search.tokenize import Record, code_of
+from papernotes.site.search.tokenize import Record
 
 FORMAT = "search-4"
 """Bump when tokenising or the shard format changes: every record is then made again."""
@@ -93,11 +93,11 @@ class SearchStore:
     def put_records(self, items: Iterable[tuple[str, Record]]) -> None:
         """Store records and the text of their hashed terms."""
         items = list(items)
-        words = {word for _, rec in items for word in rec.words}
+        words = dict(pair for _, rec in items for pair in rec.vocabulary())
         with self.db:
             self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
                                 ((key, rec.codes, rec.impacts) for key, rec in items))
-            self.db.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", ((code_of(w), w) for w in words))
+            self.db.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", words.items())
 
     def words(self, codes: Iterable[int]) -> dict[int, str]:
         """The text of hashed term codes (all of them must be known)."""

@@ -41,6 +41,7 @@ import hashlib
 import math
 import re
 import unicodedata
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -83,6 +84,14 @@ class Record:
     impacts: bytes
     words: tuple[str, ...] = ()
     """Text of hashed terms this process had not reported before, for the vocabulary (not stored)."""
+    word_codes: bytes = b""
+    """``int64`` codes of ``words``, in the same order (the store need not hash them again)."""
+
+    def vocabulary(self) -> Iterator[tuple[int, str]]:
+        """``(code, text)`` of each of ``words``."""
+        if len(self.word_codes) == 8 * len(self.words):
+            return zip(array("q", self.word_codes), self.words)
+        return ((code_of(word), word) for word in self.words)
 
 
 def plain(text: str) -> str:
@@ -254,11 +263,11 @@ class _Session:
             self.reported.extend([False])
         return at
 
-    def report(self, terms: np.ndarray) -> tuple[str, ...]:
-        """The text of those of ``terms`` (indexes) not reported before."""
+    def report(self, terms: np.ndarray) -> tuple[tuple[str, ...], bytes]:
+        """The text and ``int64`` codes of those of ``terms`` (indexes) not reported before."""
         fresh = np.unique(terms[~self.reported.data[terms]])
         self.reported.data[fresh] = True
-        return tuple(map(self.texts.__getitem__, fresh.tolist()))
+        return tuple(map(self.texts.__getitem__, fresh.tolist())), self.codes.data[fresh].tobytes()
 
     def add_words(self, words: list[str]) -> None:
         fields, bodies = [], []
@@ -423,11 +432,12 @@ def _batch(notes: Sequence[NoteText]) -> list[Record]:
     hashed = ids[~cjk] - _LATIN_BASE
     facets = [[session.term(TOPIC_PREFIX + slug) for slug, _ in n.topics] for n in notes]
     codes[~cjk] = session.codes.data[hashed]
-    fresh = session.report(np.concatenate([hashed, np.array([t for f in facets for t in f], np.int64)]))
+    fresh, fresh_codes = session.report(np.concatenate([hashed, np.array([t for f in facets for t in f], np.int64)]))
     bounds = np.searchsorted(pair >> 31, np.arange(len(notes) + 1)).tolist()
     out = []
     for i, topics in enumerate(facets):
         a, b = bounds[i], bounds[i + 1]
         out.append(Record(codes[a:b].tobytes() + session.codes.data[topics].tobytes(),
-                          impacts[a:b].tobytes() + b"\x01" * len(topics), () if i else fresh))
+                          impacts[a:b].tobytes() + b"\x01" * len(topics), () if i else fresh,
+                          b"" if i else fresh_codes))
     return out
