@@ -398,6 +398,46 @@ def test_rebuilds_tokenise_only_changed_notes_and_write_a_delta(tmp_path: Path) 
     assert "search/t/delta.bin" in remove
 
 
+def test_a_new_store_is_written_beside_and_renamed_into_place(tmp_path: Path) -> None:
+    """A first (or unreadable, or other-format) store is made as ``search.sqlite.new`` and renamed when the index
+    is made; a build that fails half-way leaves the old file as it was and nothing beside it."""
+    import sqlite3
+
+    from papernotes.site.search.store import SearchStore
+
+    corpus = write_corpus(tmp_path / "corpus")
+    cache = tmp_path / "cache"
+    store, new = cache / "search.sqlite", cache / "search.sqlite.new"
+    failing_bodies = corpus_bodies(corpus)
+
+    def fail(note):  # type: ignore[no-untyped-def]
+        if note.path.endswith("lora.md"):
+            raise OSError("disk gone")
+        return failing_bodies(note)
+
+    with pytest.raises(OSError):
+        search_files(_entries(corpus), fail, cache, "zh", workers=1)
+    assert not store.exists() and not new.exists()
+    first = search_files(_entries(corpus), corpus_bodies(corpus), cache, "zh", workers=1)
+    assert store.is_file() and not new.exists()
+    with sqlite3.connect(store) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone() == ("delete",)  # written without a journal, whole
+        records = db.execute("SELECT count(*) FROM records").fetchone()[0]
+    assert records == len(NOTES)
+    # reused as it is: opened in WAL mode for the small writes of later builds
+    with SearchStore(store) as reused:
+        assert reused.db.execute("PRAGMA journal_mode").fetchone() == ("wal",) and not new.exists()
+    # a failed build over an existing store keeps it
+    with pytest.raises(OSError), SearchStore(store):
+        raise OSError("killed")
+    assert search_files(_entries(corpus), corpus_bodies(corpus), cache, "zh", workers=1).digests == first.digests
+    # a damaged file, or one left by an old journal, is replaced, not an error
+    store.write_bytes(b"not a database")
+    (cache / "search.sqlite-wal").write_bytes(b"stale journal")
+    assert search_files(_entries(corpus), corpus_bodies(corpus), cache, "zh", workers=1).digests == first.digests
+    assert not (cache / "search.sqlite-wal").exists() or (cache / "search.sqlite-wal").read_bytes() != b"stale journal"
+
+
 def test_build_updates_the_index_on_a_body_only_edit(small: tuple[Path, Path]) -> None:
     corpus, site = small
     assert not Core(site).search("zebrafish")

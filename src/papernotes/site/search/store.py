@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import marshal
+import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -32,38 +33,82 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, digest TEXT NOT NULL, d
 """
 
 
+def _reuse(path: Path) -> sqlite3.Connection | None:
+    """The store at ``path`` opened for reuse, or ``None`` when there is none of this ``FORMAT`` to reuse."""
+    if not path.exists():
+        return None
+    db = sqlite3.connect(path, timeout=30)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+    except sqlite3.DatabaseError:  # not a database, or a damaged one: made anew
+        row = None
+    if row is None or row[0] != FORMAT:
+        db.close()
+        return None
+    return db
+
+
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
 
 class SearchStore:
-    """Thin wrapper over the search cache; ``None`` as the path keeps it in memory (no reuse)."""
+    """Thin wrapper over the search cache; ``None`` as the path keeps it in memory (no reuse).
+
+    A store that does not exist yet, has another ``FORMAT`` or cannot be read is made anew beside
+    its path (``search.sqlite.new``), without a journal, and renamed over it when closed without
+    an error: a first build writes its records once instead of twice (WAL, then checkpoint), and a
+    build that fails or is killed leaves the old file (or none) in place.
+    """
 
     def __init__(self, path: Path | None) -> None:
+        self._swap: tuple[Path, Path] | None = None
         if path is None:
             self.db = sqlite3.connect(":memory:")
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(path, timeout=30)
-            self.db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only: records and shards are KB-sized blobs
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(_SCHEMA)
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        if row is None or row[0] != FORMAT:
+            self.db = _reuse(path)  # type: ignore[assignment]
+            if self.db is None:
+                new = path.with_name(path.name + ".new")
+                new.unlink(missing_ok=True)
+                self._swap = (new, path)
+                self.db = sqlite3.connect(new)
+                self.db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # records and shards are KB-sized blobs
+                self.db.execute("PRAGMA journal_mode=OFF")  # a half-written file is never renamed into place
+                self.db.execute("PRAGMA synchronous=OFF")
+        if self._swap is not None or path is None:
+            self.db.executescript(_SCHEMA)
             with self.db:
-                for table in ("meta", "records", "vocab", "shards", "files"):
-                    self.db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed names
                 self.db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
 
     def close(self) -> None:
+        """Close; a store made anew replaces the old file now."""
         self.db.close()
+        if self._swap is not None:
+            new, path = self._swap
+            self._swap = None
+            for stale in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+                stale.unlink(missing_ok=True)  # the old file's journal must not be applied to the new one
+            os.replace(new, path)
+
+    def abandon(self) -> None:
+        """Close without keeping what a store made anew holds (the old file, if any, stays)."""
+        self.db.close()
+        if self._swap is not None:
+            self._swap[0].unlink(missing_ok=True)
+            self._swap = None
 
     def __enter__(self) -> SearchStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if kind is None:
+            self.close()
+        else:
+            self.abandon()
 
     # -- records
     def record_keys(self, among: Iterable[str] | None = None) -> set[str]:
