@@ -3,10 +3,12 @@
 It remembers, per note file, the parse result keyed by (mtime, size), and per
 built site what was published: a ``Published`` record (salt, counts, a digest
 of the corpus scan, the resolve stage's diagnostics), a ``PublishedNote`` row
-per note file (digest, listing key, URL, place on its venue × domain page),
-the site's directory pages and the fingerprint of every page. A rebuild compares the corpus with that record,
-re-parses and re-renders only what changed, and — when only note bodies
-changed — never decodes the other notes. Deleting the directory is always safe.
+per note file (digest, listing key, URL, place on its venue × domain page), on
+a site with several editions the same for each file an edition shows
+(``EditionRows``), the site's directory pages and the fingerprint of every
+page. A rebuild compares the corpus with that record, re-parses and re-renders
+only what changed, and — when only note bodies changed — never decodes the
+other notes. Deleting the directory is always safe.
 """
 from __future__ import annotations
 

@@ -638,9 +638,9 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
                          previous: Published,
                          related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
                          ) -> SitePlan | None:
-    """``_plan_bodies`` on a site with several editions: the pages, in every edition, of the edited notes and
-    of the translations of edited originals (whether they are stale changed), when nothing other pages
-    show of them changed and no translation changed what it translates; else ``None``."""
+    """``_plan_bodies`` on a site with several editions: in every edition, the pages of the edited files and of
+    the translations of edited originals (their stale-translation notice may come or go), when nothing other
+    pages show of them changed and no translation changed what it translates; else ``None``."""
     from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.editions import publish, site_editions, translated_entry
     from papernotes.site.kinds.note import note_page
