@@ -132,6 +132,8 @@ class EditionRows:
     notes: list[PublishedNote]
     shown: dict[str, str] | None = None
     """Original's path -> translation's path, for every note the edition shows translated (``None``: unchanged)."""
+    urls: frozenset[str] | None = None
+    """Every directory page of the edition, without its prefix (``None``: unchanged)."""
 
 
 def edition_key(site: str, lang: str) -> str:
@@ -344,6 +346,9 @@ class BuildCache:
                 if e.shown is not None:
                     self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",
                                     (f"shown:{edition_key(site, lang)}", marshal.dumps(e.shown)))
+                if e.urls is not None:
+                    self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",
+                                    (f"urls:{edition_key(site, lang)}", marshal.dumps(sorted(e.urls))))
             if urls is not None:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))

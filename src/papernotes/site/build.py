@@ -7,6 +7,7 @@ those notes are resolved and planned and the other notes are never decoded.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import time
@@ -455,7 +456,7 @@ def _plan_site(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     (_, _, default), *others = indexes
     editions = {lang: EditionRows([_published_row(e, i) for cell in ix.by_cell.values() for i, e in enumerate(cell)],
                                   {e.note.translation_of.original: e.note.path for e in ix.entries
-                                   if e.note.translation_of is not None})
+                                   if e.note.translation_of is not None}, ix.urls)
                 for _, lang, ix in indexes}
     return SitePlan(pages, True, state, list(rows.values()), list(default.entries), default.urls,
                     related=related.digest, editions=editions,
@@ -640,7 +641,8 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
                          ) -> SitePlan | None:
     """``_plan_bodies`` on a site with several editions: in every edition, the pages of the edited files and of
     the translations of edited originals (their stale-translation notice may come or go), when nothing other
-    pages show of them changed and no translation changed what it translates; else ``None``."""
+    pages show of them changed and no translation changed what it translates; else ``None``. A note's links
+    resolve against its edition's recorded pages."""
     from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.editions import publish, site_editions, translated_entry
     from papernotes.site.kinds.note import note_page
@@ -687,6 +689,19 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
         return {p: found[s] for p in originals if (s := shown[lang].get(p, p)) in found}  # type: ignore[union-attr]
 
     on = {e.lang: showing(e.lang, originals) for e in editions}
+
+    @functools.lru_cache(maxsize=None)
+    def links_of(lang: str) -> tuple[dict[str, str], frozenset[str]] | None:
+        """What a note's links resolve against in one edition (``SiteIndex.by_path`` and ``urls``), read only
+        for a note with links to other notes or pages; ``None`` when not recorded."""
+        urls = cache.load_blob(f"urls:{keys[lang]}")
+        if urls is None:
+            return None
+        by_path = cache.published_urls_by_path(keys[lang])
+        # a translation's links to ../other.md name the originals: both paths lead to the page
+        by_path.update({original: by_path[path] for original, path in shown[lang].items()  # type: ignore[union-attr]
+                        if path in by_path})
+        return by_path, frozenset(urls)
     planned: list[tuple[Edition, list[Page]]] = []
     edition_rows: dict[str, EditionRows] = {}
     for edition in editions:
@@ -703,8 +718,10 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
                 entry = translated_entry(entry, translation)
                 if listing_digest(entry) != row.listing:
                     return None
-            if entry.note.local_links:
-                return None  # links resolve against the edition's pages: plan them all
+            links = links_of(edition.lang) if entry.note.local_links else ({}, frozenset())
+            if links is None:
+                return None  # the edition's pages are not known for sure: plan them all
+            by_path, urls = links
             near = showing(edition.lang, lists.get(entry.note.translation_of.original if entry.note.translation_of
                                                    else entry.note.path, ()))
             related = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0])  # type: ignore[arg-type, union-attr]
@@ -712,7 +729,7 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
             prev = cache.neighbour(keys[edition.lang], row.cell, row.position - 1)  # type: ignore[arg-type, operator]
             nxt = cache.neighbour(keys[edition.lang], row.cell, row.position + 1)  # type: ignore[arg-type, operator]
             page = note_page(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
-                             Link(nxt.title, nxt.url) if nxt else None, labels, {}, frozenset(), related)  # type: ignore[arg-type]
+                             Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)  # type: ignore[arg-type]
             pages.append(fingerprinted(page, project.salt))
             updated.append(replace(row, digest=entry.note.digest))
         planned.append((edition, pages))
