@@ -266,6 +266,29 @@ def test_note_links_to_other_notes_are_rewritten_or_marked_broken(tmp_path: Path
     assert dead_links(site) == []
 
 
+def test_a_body_edit_with_links_does_not_guess_the_pages_it_links_to(tmp_path: Path) -> None:
+    """Without the record of the site's pages (an older cache, a lost row), a body edit of a note whose links
+    name site pages plans the site again instead of resolving them against nothing."""
+    import sqlite3
+
+    from papernotes.corpus.load import cache_path
+
+    corpus = tmp_path / "c"
+    write_note(corpus, "V/d/a.md", title="A", venue="ICML2024", domain="optimization", summary="S.",
+               body="## 一句话总结\nS.\n\n## 方法\nSee [the venue](/ICML2024/) and [B](../e/b.md).\n")
+    write_note(corpus, "V/e/b.md", title="B", venue="ICML2024", domain="llm_nlp")
+    site = tmp_path / "site"
+    build(corpus, site)
+    assert build(corpus, site).up_to_date
+    with sqlite3.connect(cache_path(corpus)) as db:
+        assert db.execute("DELETE FROM blobs WHERE key LIKE 'urls:%'").rowcount == 1
+    note = corpus / "V/d/a.md"
+    note.write_text(note.read_text(encoding="utf-8").replace("See", "Now see"), encoding="utf-8")
+    assert build(corpus, site).rendered == 1  # the body edit's page alone, whichever way it was planned
+    html = (site / "ICML2024/optimization/a/index.html").read_text(encoding="utf-8")
+    assert 'Now see <a href="../../">the venue</a>' in html and '<a href="../../llm_nlp/b/">B</a>' in html
+
+
 def test_a_corpus_with_a_broken_note_is_up_to_date_on_the_next_build(tmp_path: Path) -> None:
     corpus = tmp_path / "c"
     write_note(corpus, "V/d/a.md", title="A", venue="ICML2024", domain="optimization")

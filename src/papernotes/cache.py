@@ -306,9 +306,11 @@ class BuildCache:
         salt, notes, pages, stamp, scan, problems = marshal.loads(row[0])
         return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems))
 
-    def published_urls(self, site: str) -> frozenset[str]:
-        """Every directory page of the site (kept apart: only a re-rendered note with links needs it)."""
-        return frozenset(self.load_blob(f"urls:{site}") or ())
+    def published_urls(self, site: str) -> frozenset[str] | None:
+        """Every directory page of the site (kept apart: only a re-rendered note with links needs it);
+        ``None`` when not recorded."""
+        urls = self.load_blob(f"urls:{site}")
+        return frozenset(urls) if urls is not None else None
 
     def published_notes(self, site: str, paths: Iterable[str]) -> dict[str, PublishedNote]:
         out = {}

@@ -622,6 +622,8 @@ def _plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site
     linked = any(e.note.local_links for e in entries)
     by_path = cache.published_urls_by_path(site) if linked else {}
     urls = cache.published_urls(site) if linked else frozenset()
+    if urls is None:
+        return None  # which pages the site has is not known for sure
     pages = []
     for entry in entries:
         row = rows[entry.note.path]
@@ -694,14 +696,14 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
     def links_of(lang: str) -> tuple[dict[str, str], frozenset[str]] | None:
         """What a note's links resolve against in one edition (``SiteIndex.by_path`` and ``urls``), read only
         for a note with links to other notes or pages; ``None`` when not recorded."""
-        urls = cache.load_blob(f"urls:{keys[lang]}")
+        urls = cache.published_urls(keys[lang])
         if urls is None:
             return None
         by_path = cache.published_urls_by_path(keys[lang])
         # a translation's links to ../other.md name the originals: both paths lead to the page
         by_path.update({original: by_path[path] for original, path in shown[lang].items()  # type: ignore[union-attr]
                         if path in by_path})
-        return by_path, frozenset(urls)
+        return by_path, urls
     planned: list[tuple[Edition, list[Page]]] = []
     edition_rows: dict[str, EditionRows] = {}
     for edition in editions:
