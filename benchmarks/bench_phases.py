@@ -26,7 +26,7 @@ from bench_build import _descendants, _pss  # noqa: E402
 
 PHASES = [  # (module, function, label), in pipeline order
     ("papernotes.site.build", "load_corpus", "load"),
-    ("papernotes.site.build", "_resolve", "resolve"),
+    ("papernotes.site.replan", "resolve_all", "resolve"),
     ("papernotes.site.related", "cached_related", "related papers"),
     ("papernotes.site.plan", "plan_site", "plan"),
     ("papernotes.site.render", "render_pages", "render"),

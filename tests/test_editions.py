@@ -244,7 +244,7 @@ def test_body_edits_render_only_their_pages_in_each_edition(tmp_path: Path, conf
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A body edit on a site with two editions plans only the pages that show the edited file, in every edition
     (an original's translations too: whether they are stale changes), and the site equals a clean build."""
-    import papernotes.site.build as site_build
+    import papernotes.site.replan as replan
 
     corpus = bilingual_corpus(tmp_path / "c", config)
     site = tmp_path / "site"
@@ -273,8 +273,8 @@ def test_body_edits_render_only_their_pages_in_each_edition(tmp_path: Path, conf
         assert old in text, rel
         path.write_text(text.replace(old, new or _digest(corpus, "ICML2026/optimization/lion.md")), encoding="utf-8")
         with monkeypatch.context() as patched:
-            patched.setattr(site_build, "_plan_site", whole_site)
-            patched.setattr(site_build, "_plan_scoped", whole_site)
+            patched.setattr(replan, "plan_whole", whole_site)
+            patched.setattr(replan, "plan_scoped", whole_site)
             again = build(corpus, site, workers=1)
         assert again.errors == [] and again.rendered == rendered, (rel, again.rendered)
         clean = tmp_path / "clean"

@@ -1,0 +1,415 @@
+"""Plan stage, the build's side: what a build plans, given what changed since the site was last published.
+
+In: the project (config, taxonomy, salt), the loaded corpus, the build cache (what
+the site published: ``cache.Published``, a ``PublishedNote`` row per note file,
+``EditionRows`` per edition). Out: a ``SitePlan`` — the pages to compare and
+render, and the rows to record once they are published. Three ways, cheapest
+first (``site/build.py`` tries them in this order):
+
+- ``plan_bodies``: only note bodies changed (each edited note's listing key is
+  unchanged): just those notes' own pages, in every edition, from the published
+  rows; no other note is decoded;
+- ``plan_scoped`` (one-language sites): every note resolved, but only the pages of
+  the groups an edit touched;
+- ``plan_whole``: every note resolved and related, every page of every edition.
+
+The pure planning is ``site.plan`` and ``site.editions``; this module reads and
+shapes the cache's records for them.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from papernotes.cache import BuildCache, EditionRows, Published, PublishedNote, edition_key
+from papernotes.corpus.load import LoadedCorpus
+from papernotes.digests import stable_bytes
+from papernotes.errors import BuildError, Diagnostic, warning
+from papernotes.layout import CONFIG_NAME
+
+if TYPE_CHECKING:
+    from papernotes.corpus.model import Entry
+    from papernotes.site.build import Project
+    from papernotes.site.contexts import Page
+    from papernotes.site.editions import Edition
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """The resolve and plan stages' output for one build."""
+
+    pages: list  # list[Page]
+    """Planned pages: the whole site, or only the edited notes' own pages (``complete`` false)."""
+    complete: bool
+    state: Published
+    notes: list[PublishedNote]
+    """The rows to record for the planned notes."""
+    entries: list[Entry] | None = None
+    """Every entry (for the search index) when the whole site was planned."""
+    urls: frozenset[str] | None = None
+    """Every directory page, when the whole site was planned."""
+    stale: frozenset[str] = frozenset()
+    """Pages to remove, when only part of the site was planned (a complete plan removes what it lacks)."""
+    other_editions: tuple[tuple[str, str, list[Entry]], ...] = ()
+    """``(URL prefix, language, entries)`` of each edition besides the site language's (whose entries are
+    ``entries``), for their search indexes; empty on a one-language site."""
+    related: str | None = None
+    """Digest of the related-papers inputs the note pages were planned with (whole-site and scoped plans)."""
+    editions: dict[str, EditionRows] | None = None
+    """On a site with several editions, the rows to record for what each edition shows, by language."""
+
+
+
+
+def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no-untyped-def]
+    from papernotes.site.plan import PlanSettings
+    from papernotes.site.theme import labels_for
+
+    return PlanSettings(project.config, project.taxonomy,
+                        labels_for(lang or project.config.language, project.config.theme_path(project.root)))
+
+
+def listing_digest(entry: Entry) -> str:
+    from papernotes.site.resolve import listing_key
+
+    return hashlib.blake2b(stable_bytes(listing_key(entry)), digest_size=12).hexdigest()
+
+
+def resolve_all(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
+    """Resolve every note; topic rule matches are memoised per note digest and taxonomy."""
+    from papernotes.site.resolve import resolve
+
+    memo_key = f"topics:{project.taxonomy.fingerprint}"
+    memo = cache.load_blob(memo_key) or {}
+    before = set(memo)
+    entries, problems = resolve(loaded.notes, loaded.diagnostics, project.taxonomy, memo)
+    live = set(loaded.digests.values())
+    memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
+    if set(memo) != before:
+        cache.delete_blobs("topics:")
+        cache.save_blob(memo_key, memo)
+    if entries and not project.config.absolute_base:
+        where = project.root / CONFIG_NAME
+        what = (f"base_url {project.config.base_url!r} is not absolute (https://host/path/)" if where.exists() else
+                'no base_url: the file does not exist (create it with base_url = "https://host/path/")')
+        problems.append(warning(str(where), 0, f"{what}: no Atom feeds, sitemap.xml, canonical or OpenGraph URLs "
+                                "were made", "base-url"))
+    return entries, problems
+
+
+def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
+    """Resolve and plan every page."""
+    from papernotes.site.plan import SiteIndex, plan_site
+    from papernotes.site.related import cached_related, note_inputs
+
+    entries, problems = resolve_all(project, loaded, cache)
+    errors = [d for d in [*loaded.diagnostics, *problems] if d.is_error]
+    if strict and errors:
+        raise BuildError(f"{len(errors)} error(s) in the corpus; nothing was written (--strict)", errors)
+    related = cached_related(note_inputs(entries), cache)
+    index = SiteIndex.of(entries, related.rows)
+    rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
+    for cell in index.by_cell.values():
+        for i, e in enumerate(cell):
+            rows[e.note.path] = _published_row(e, i)
+    if len(project.config.editions) == 1:
+        pages = plan_site(index, plan_settings(project), project.salt)
+        state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
+        return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls,
+                        related=related.digest)
+    pages, indexes = _plan_editions(project, loaded, entries, related.rows)
+    state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
+    (_, _, default), *others = indexes
+    editions = {lang: EditionRows([_published_row(e, i) for cell in ix.by_cell.values() for i, e in enumerate(cell)],
+                                  {e.note.translation_of.original: e.note.path for e in ix.entries
+                                   if e.note.translation_of is not None}, ix.urls)
+                for _, lang, ix in indexes}
+    return SitePlan(pages, True, state, list(rows.values()), list(default.entries), default.urls,
+                    related=related.digest, editions=editions,
+                    other_editions=tuple((prefix, lang, list(ix.entries)) for prefix, lang, ix in others))
+
+
+def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
+                   related: Mapping[str, tuple[str, ...]]):  # type: ignore[no-untyped-def]
+    """Every edition planned from its own entries (translations where there are some), under its prefix."""
+    from papernotes.site.editions import edition_entries, edition_related, publish, site_editions, translations
+    from papernotes.site.plan import SiteIndex, plan_site
+    from papernotes.site.theme import ui_strings
+
+    found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
+    hide = project.config.untranslated == "hide"
+    planned, indexes = [], []
+    for edition in site_editions(project.config.editions):
+        shown = edition_entries(entries, found, edition, hide)
+        index = SiteIndex.of(shown, edition_related(related, shown))
+        settings = plan_settings(project, edition.lang)
+        if edition.prefix:  # feeds and sitemaps make absolute URLs of the edition's (prefix-less) URLs
+            config = settings.config
+            settings = replace(settings, config=config.model_copy(update={"base_url": config.absolute_base + edition.prefix})
+                               if config.absolute_base else config)
+        pages = plan_site(index, settings, project.salt)
+        # crawlers read /robots.txt only: the site language's names every edition's sitemap
+        planned.append((edition, [p for p in pages if not (edition.prefix and p.template == "robots.txt")]))
+        indexes.append((edition.prefix, edition.lang, index))
+    theme_dir = project.config.theme_path(project.root)
+    names = {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
+    return publish(planned, names), indexes
+
+
+def _published_row(entry: Entry, position: int) -> PublishedNote:
+    from papernotes.site.markdown import title_text
+    from papernotes.site.plan import cell_url
+
+    return PublishedNote(entry.note.path, entry.note.digest, listing_digest(entry), entry.url,
+                         cell_url(entry.venue, entry.domain), position, title_text(entry.note.title),
+                         tuple(t.slug for t in entry.topics), _alias_urls(entry))
+
+
+def _alias_urls(entry: Entry) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(a.strip("/") + "/" for a in entry.note.aliases if a.strip("/") + "/" != entry.url))
+
+
+def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                 removed: set[str], previous: Published, record: Path) -> SitePlan | None:
+    """Resolve every note, but plan only the pages the changed notes were or are on (``None``: plan all).
+
+    The scope is every group (venue × domain page, venue, domain, topic) a changed note
+    left or joined, the changed notes and their old and new neighbours, the notes whose
+    links depend on which pages exist, and the site-wide pages. When a note joined,
+    left or moved, every venue × domain page of its domain is in scope too: their
+    cross-venue line counts it. When a venue's note count changed, every domain and
+    topic page is: their trend charts show each venue's share.
+    """
+    from papernotes.site.kinds.feeds import feed_url
+    from papernotes.site.manifest import ManifestError, read_manifest
+    from papernotes.site.related import cached_related, note_inputs, published_related
+    from papernotes.site.plan import Scope, SiteIndex, plan_site
+
+    if len(project.config.editions) > 1:
+        return None  # groups are per edition, and a translation's edit touches its original's: plan them all
+    try:
+        read_manifest(record.read_bytes())  # updated in place below: it must be readable
+    except (OSError, ManifestError):
+        return None
+    shown = published_related(cache, site)
+    if shown is None:
+        return None  # which notes list which is not known for sure
+    entries, problems = resolve_all(project, loaded, cache)
+    related = cached_related(note_inputs(entries), cache)
+    index = SiteIndex.of(entries, related.rows)
+    old = cache.published_notes(site, changed | removed)
+    new = {e.note.path: e for e in index.entries if e.note.path in changed}
+    cells: set[tuple[str, str]] = set()
+    topics: set[str] = set()
+    notes: set[str] = set(new)
+    candidates: set[str] = set()  # pages that may be gone
+    joined_or_left = venue_counts = False
+    for path, row in old.items():
+        if row.url is None or row.cell is None or row.position is None:
+            continue
+        venue_id, slug = row.cell.split("/")[:2]
+        cells.add((venue_id, slug))
+        topics.update(row.topics)
+        candidates.update((row.url, *row.aliases, row.cell, f"{venue_id}/", f"domains/{slug}/",
+                           *(f"topics/{t}/" for t in row.topics), feed_url("venues", venue_id),
+                           feed_url("domains", slug), *(feed_url("topics", t) for t in row.topics)))
+        for position in (row.position - 1, row.position + 1):
+            if (other := cache.neighbour(site, row.cell, position)) is not None:
+                notes.add(other.path)
+        if path not in new or new[path].url != row.url:
+            joined_or_left = True
+        if path not in new or new[path].venue.id != venue_id:
+            venue_counts = True
+    for path, entry in new.items():
+        key = (entry.venue.id, entry.domain.slug)
+        cells.add(key)
+        topics.update(t.slug for t in entry.topics)
+        if path not in old or old[path].url is None:
+            joined_or_left = venue_counts = True
+        cell = index.by_cell[key]
+        at = cell.index(entry)
+        notes.update(e.note.path for e in cell[max(0, at - 1):at + 2])
+    domains = {slug for _, slug in cells}
+    if joined_or_left:
+        cells.update(key for key in index.by_cell if key[1] in domains)
+    if venue_counts:
+        domains.update(index.by_domain)
+        topics.update(index.by_topic)
+    notes.update(e.note.path for e in index.entries if e.note.local_links)
+    touched = changed | removed  # a note listing one of them shows its old title or URL
+    notes.update(path for path, near in related.rows.items() if shown.get(path) != near or touched.intersection(near))
+    scope = Scope(frozenset(notes), frozenset(cells), frozenset(v for v, _ in cells), frozenset(domains),
+                  frozenset(topics), site_wide=True)
+    pages = plan_site(index, plan_settings(project), project.salt, scope)
+    planned = {p.url for p in pages}
+    stale = frozenset(candidates - planned - index.urls)
+    known = cache.page_fingerprints(site, planned)
+    rows = {path: PublishedNote(path, loaded.digests[path]) for path in changed if path in loaded.digests}
+    for key in cells:
+        for position, entry in enumerate(index.by_cell.get(key, ())):
+            rows[entry.note.path] = _published_row(entry, position)
+    state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)),
+                      problems=tuple(problems))
+    return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale,
+                    related=related.digest)
+
+
+def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                 previous: Published,
+                 related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
+                 ) -> SitePlan | None:
+    """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
+    from papernotes.site.contexts import Link, RelatedItem
+    from papernotes.site.kinds.note import note_page
+    from papernotes.site.plan import fingerprinted
+    from papernotes.site.related import published_related
+    from papernotes.site.resolve import resolve
+
+    if len(project.config.editions) > 1:
+        return _plan_edition_bodies(project, loaded, cache, site, changed, previous, related_lists)
+    rows = cache.published_notes(site, changed)
+    if len(rows) != len(changed) or any(row.url is None for row in rows.values()):
+        return None  # a new note, or one the site did not show
+    paths = sorted(changed)
+    notes = loaded.parsed(paths)
+    diagnostics = [d for p in paths if p in loaded.fresh for d in loaded.fresh[p][1]]
+    entries, problems = resolve([n for n in notes.values() if n is not None], diagnostics, project.taxonomy)
+    if len(entries) != len(paths) or any(d.is_error for d in problems):
+        return None
+    if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
+        return None
+    lists = (related_lists or published_related)(cache, site)
+    if lists is None:
+        return None  # the related lists the site shows are not known for sure
+    shown = cache.published_notes(site, {p for e in entries for p in lists.get(e.note.path, ())})
+    if any(row.url is None or row.title is None for row in shown.values()):
+        return None
+    labels = plan_settings(project).labels
+    linked = any(e.note.local_links for e in entries)
+    by_path = cache.published_urls_by_path(site) if linked else {}
+    urls = cache.published_urls(site) if linked else frozenset()
+    if urls is None:
+        return None  # which pages the site has is not known for sure
+    pages = []
+    for entry in entries:
+        row = rows[entry.note.path]
+        prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
+        related = tuple(RelatedItem(shown[p].title, shown[p].url, shown[p].url.partition("/")[0])  # type: ignore[arg-type]
+                        for p in lists.get(entry.note.path, ()) if p in shown)
+        page = note_page(entry, Link(prev.title, prev.url) if prev else None,
+                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)
+        pages.append(fingerprinted(page, project.salt))
+    notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
+    return SitePlan(pages, False, previous, notes_rows)
+
+
+def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
+                         previous: Published,
+                         related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
+                         ) -> SitePlan | None:
+    """``plan_bodies`` on a site with several editions: in every edition, the pages of the edited files and of
+    the translations of edited originals (their stale-translation notice may come or go), when nothing other
+    pages show of them changed and no translation changed what it translates; else ``None``. A note's links
+    resolve against its edition's recorded pages."""
+    from papernotes.site.contexts import Link, RelatedItem
+    from papernotes.site.editions import publish, site_editions, translated_entry
+    from papernotes.site.kinds.note import note_page
+    from papernotes.site.plan import fingerprinted
+    from papernotes.site.related import published_related
+    from papernotes.site.resolve import resolve
+    from papernotes.site.theme import ui_strings
+
+    rows = cache.published_notes(site, changed)
+    if len(rows) != len(changed):
+        return None  # a new file
+    editions = site_editions(project.config.editions)
+    shown = {e.lang: cache.edition_shown(site, e.lang) for e in editions}
+    lists = (related_lists or published_related)(cache, site)
+    if lists is None or any(m is None for m in shown.values()):
+        return None  # what the editions or the related lists show is not known for sure
+    files = loaded.parsed(sorted(changed))
+    originals: set[str] = set()
+    for path, note in files.items():
+        if note is None or any(d.is_error for d in loaded.fresh.get(path, (None, ()))[1]):
+            return None
+        if note.translation_of is None:
+            if rows[path].url is None:
+                return None  # not on the site before (or it was a translation)
+            originals.add(path)
+        elif rows[path].url is not None or shown.get(note.lang, {}).get(note.translation_of.original) != path:
+            return None  # a translation of another note or language now, or not shown before
+        else:
+            originals.add(note.translation_of.original)
+    notes = {**loaded.parsed(sorted(originals - changed)), **files}
+    if any(notes.get(p) is None or notes[p].translation_of is not None for p in originals):  # type: ignore[union-attr]
+        return None
+    diagnostics = [d for p in sorted(changed) if p in loaded.fresh for d in loaded.fresh[p][1]]
+    entries, problems = resolve([notes[p] for p in sorted(originals)], diagnostics, project.taxonomy)  # type: ignore[misc]
+    if len(entries) != len(originals) or any(d.is_error for d in problems):
+        return None
+    if any(listing_digest(e) != rows[e.note.path].listing for e in entries if e.note.path in changed):
+        return None
+    keys = {e.lang: edition_key(site, e.lang) for e in editions}
+
+    def showing(lang: str, originals: Collection[str]) -> dict[str, PublishedNote]:
+        """Original's path -> the row of the file the ``lang`` edition shows for it (absent: not shown)."""
+        found = cache.published_notes(keys[lang], {shown[lang].get(p, p) for p in originals})  # type: ignore[union-attr]
+        return {p: found[s] for p in originals if (s := shown[lang].get(p, p)) in found}  # type: ignore[union-attr]
+
+    on = {e.lang: showing(e.lang, originals) for e in editions}
+
+    @functools.lru_cache(maxsize=None)
+    def links_of(lang: str) -> tuple[dict[str, str], frozenset[str]] | None:
+        """What a note's links resolve against in one edition (``SiteIndex.by_path`` and ``urls``), read only
+        for a note with links to other notes or pages; ``None`` when not recorded."""
+        urls = cache.published_urls(keys[lang])
+        if urls is None:
+            return None
+        by_path = cache.published_urls_by_path(keys[lang])
+        # a translation's links to ../other.md name the originals: both paths lead to the page
+        by_path.update({original: by_path[path] for original, path in shown[lang].items()  # type: ignore[union-attr]
+                        if path in by_path})
+        return by_path, urls
+    planned: list[tuple[Edition, list[Page]]] = []
+    edition_rows: dict[str, EditionRows] = {}
+    for edition in editions:
+        labels = plan_settings(project, edition.lang).labels
+        pages, updated = [], []
+        for entry in entries:
+            row = on[edition.lang].get(entry.note.path)
+            if row is None:
+                continue  # this edition leaves the note out
+            if row.path != entry.note.path:
+                translation = notes[row.path] if row.path in notes else loaded.parsed([row.path])[row.path]
+                if translation is None:
+                    return None
+                entry = translated_entry(entry, translation)
+                if listing_digest(entry) != row.listing:
+                    return None
+            links = links_of(edition.lang) if entry.note.local_links else ({}, frozenset())
+            if links is None:
+                return None  # the edition's pages are not known for sure: plan them all
+            by_path, urls = links
+            near = showing(edition.lang, lists.get(entry.note.translation_of.original if entry.note.translation_of
+                                                   else entry.note.path, ()))
+            related = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0])  # type: ignore[arg-type, union-attr]
+                            for r in near.values())
+            prev = cache.neighbour(keys[edition.lang], row.cell, row.position - 1)  # type: ignore[arg-type, operator]
+            nxt = cache.neighbour(keys[edition.lang], row.cell, row.position + 1)  # type: ignore[arg-type, operator]
+            page = note_page(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
+                             Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)  # type: ignore[arg-type]
+            pages.append(fingerprinted(page, project.salt))
+            updated.append(replace(row, digest=entry.note.digest))
+        planned.append((edition, pages))
+        edition_rows[edition.lang] = EditionRows(updated)
+    theme_dir = project.config.theme_path(project.root)
+    names = {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
+    # the note pages planned here exist in an edition exactly when it shows the note
+    urls = {lang: {r.url for r in found.values()} for lang, found in on.items()}
+    pages = publish(planned, names, lambda lang, url: url in urls[lang])
+    notes_rows = [replace(rows[p], digest=files[p].digest) for p in sorted(changed)]  # type: ignore[union-attr]
+    return SitePlan(pages, False, previous, notes_rows, editions=edition_rows)
