@@ -63,9 +63,8 @@ class SitePlan:
     """On a site with several editions, the rows to record for what each edition shows, by language."""
 
 
-
-
 def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no-untyped-def]
+    """The page kinds' settings for the ``lang`` edition (the site language's by default)."""
     from papernotes.site.plan import PlanSettings
     from papernotes.site.theme import labels_for
 
@@ -74,6 +73,7 @@ def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no
 
 
 def listing_digest(entry: Entry) -> str:
+    """Digest of what pages other than the note's own show of it (``resolve.listing_key``)."""
     from papernotes.site.resolve import listing_key
 
     return hashlib.blake2b(stable_bytes(listing_key(entry)), digest_size=12).hexdigest()
