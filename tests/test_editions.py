@@ -243,7 +243,7 @@ def test_edits_rebuild_like_a_clean_build(tmp_path: Path) -> None:
 def test_body_edits_render_only_their_pages_in_each_edition(tmp_path: Path, config: str,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A body edit on a site with two editions plans only the pages that show the edited file, in every edition
-    (an original's translations too: whether they are stale changes), and the site equals a clean build."""
+    (an original's translations too: their stale notice may come or go), and the site equals a clean build."""
     import papernotes.site.replan as replan
 
     corpus = bilingual_corpus(tmp_path / "c", config)
