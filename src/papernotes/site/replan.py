@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,7 +34,7 @@ from papernotes.layout import CONFIG_NAME
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry
     from papernotes.site.build import Project
-    from papernotes.site.contexts import Page
+    from papernotes.site.contexts import Page, SiteLabels
     from papernotes.site.editions import Edition
 
 
@@ -138,7 +138,6 @@ def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
     """Every edition planned from its own entries (translations where there are some), under its prefix."""
     from papernotes.site.editions import edition_entries, edition_related, publish, site_editions, translations
     from papernotes.site.plan import SiteIndex, plan_site
-    from papernotes.site.theme import ui_strings
 
     found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
     hide = project.config.untranslated == "hide"
@@ -155,9 +154,15 @@ def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
         # crawlers read /robots.txt only: the site language's names every edition's sitemap
         planned.append((edition, [p for p in pages if not (edition.prefix and p.template == "robots.txt")]))
         indexes.append((edition.prefix, edition.lang, index))
+    return publish(planned, _language_names(project)), indexes
+
+
+def _language_names(project: Project) -> dict[str, str]:
+    """Each edition's language by its own name (``中文``, ``English``), for the language switch."""
+    from papernotes.site.theme import ui_strings
+
     theme_dir = project.config.theme_path(project.root)
-    names = {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
-    return publish(planned, names), indexes
+    return {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
 
 
 def _published_row(entry: Entry, position: int) -> PublishedNote:
@@ -263,9 +268,6 @@ def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
                  related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
                  ) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
-    from papernotes.site.contexts import Link, RelatedItem
-    from papernotes.site.kinds.note import note_page
-    from papernotes.site.plan import fingerprinted
     from papernotes.site.related import published_related
     from papernotes.site.resolve import resolve
 
@@ -294,15 +296,9 @@ def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
     urls = cache.published_urls(site) if linked else frozenset()
     if urls is None:
         return None  # which pages the site has is not known for sure
-    pages = []
-    for entry in entries:
-        row = rows[entry.note.path]
-        prev, nxt = cache.neighbour(site, row.cell, row.position - 1), cache.neighbour(site, row.cell, row.position + 1)
-        related = tuple(RelatedItem(shown[p].title, shown[p].url, shown[p].url.partition("/")[0])  # type: ignore[arg-type]
-                        for p in lists.get(entry.note.path, ()) if p in shown)
-        page = note_page(entry, Link(prev.title, prev.url) if prev else None,
-                         Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)
-        pages.append(fingerprinted(page, project.salt))
+    pages = [_note_page(cache, site, entry, rows[entry.note.path],
+                        [shown[p] for p in lists.get(entry.note.path, ()) if p in shown],
+                        labels, by_path, urls, project.salt) for entry in entries]
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
     return SitePlan(pages, False, previous, notes_rows)
 
@@ -315,13 +311,9 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
     the translations of edited originals (their stale-translation notice may come or go), when nothing other
     pages show of them changed and no translation changed what it translates; else ``None``. A note's links
     resolve against its edition's recorded pages."""
-    from papernotes.site.contexts import Link, RelatedItem
     from papernotes.site.editions import publish, site_editions, translated_entry
-    from papernotes.site.kinds.note import note_page
-    from papernotes.site.plan import fingerprinted
     from papernotes.site.related import published_related
     from papernotes.site.resolve import resolve
-    from papernotes.site.theme import ui_strings
 
     rows = cache.published_notes(site, changed)
     if len(rows) != len(changed):
@@ -374,6 +366,7 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
         by_path.update({original: by_path[path] for original, path in shown[lang].items()  # type: ignore[union-attr]
                         if path in by_path})
         return by_path, urls
+
     planned: list[tuple[Edition, list[Page]]] = []
     edition_rows: dict[str, EditionRows] = {}
     for edition in editions:
@@ -396,20 +389,29 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
             by_path, urls = links
             near = showing(edition.lang, lists.get(entry.note.translation_of.original if entry.note.translation_of
                                                    else entry.note.path, ()))
-            related = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0])  # type: ignore[arg-type, union-attr]
-                            for r in near.values())
-            prev = cache.neighbour(keys[edition.lang], row.cell, row.position - 1)  # type: ignore[arg-type, operator]
-            nxt = cache.neighbour(keys[edition.lang], row.cell, row.position + 1)  # type: ignore[arg-type, operator]
-            page = note_page(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
-                             Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, related)  # type: ignore[arg-type]
-            pages.append(fingerprinted(page, project.salt))
+            pages.append(_note_page(cache, keys[edition.lang], entry, row, list(near.values()), labels, by_path, urls,
+                                    project.salt))
             updated.append(replace(row, digest=entry.note.digest))
         planned.append((edition, pages))
         edition_rows[edition.lang] = EditionRows(updated)
-    theme_dir = project.config.theme_path(project.root)
-    names = {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
     # the note pages planned here exist in an edition exactly when it shows the note
     urls = {lang: {r.url for r in found.values()} for lang, found in on.items()}
-    pages = publish(planned, names, lambda lang, url: url in urls[lang])
+    pages = publish(planned, _language_names(project), lambda lang, url: url in urls[lang])
     notes_rows = [replace(rows[p], digest=files[p].digest) for p in sorted(changed)]  # type: ignore[union-attr]
     return SitePlan(pages, False, previous, notes_rows, editions=edition_rows)
+
+
+def _note_page(cache: BuildCache, key: str, entry: Entry, row: PublishedNote, related: Sequence[PublishedNote],
+               labels: SiteLabels, by_path: dict[str, str], urls: frozenset[str], salt: str) -> Page:
+    """A note's page planned from the published rows under ``key`` (one site or one edition): its neighbours
+    at ``row``'s place, ``related`` the rows of its related notes, best first."""
+    from papernotes.site.contexts import Link, RelatedItem
+    from papernotes.site.kinds.note import note_page
+    from papernotes.site.plan import fingerprinted
+
+    assert row.cell is not None and row.position is not None  # a note the site shows
+    prev, nxt = cache.neighbour(key, row.cell, row.position - 1), cache.neighbour(key, row.cell, row.position + 1)
+    items = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0]) for r in related)  # type: ignore[arg-type, union-attr]
+    page = note_page(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
+                     Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, items)  # type: ignore[arg-type]
+    return fingerprinted(page, salt)

@@ -89,9 +89,7 @@ class Record:
 
     def vocabulary(self) -> Iterator[tuple[int, str]]:
         """``(code, text)`` of each of ``words``."""
-        if len(self.word_codes) == 8 * len(self.words):
-            return zip(array("q", self.word_codes), self.words)
-        return ((code_of(word), word) for word in self.words)
+        return zip(array("q", self.word_codes), self.words, strict=True)
 
 
 def plain(text: str) -> str:
