@@ -1,0 +1,91 @@
+"""The corpus scan: a large tree is shared with a forked process and finds exactly what one process finds."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+import hostile_corpus
+from papernotes.corpus import load
+
+pytestmark = pytest.mark.skipif(not load._can_fork(), reason="the scan forks only on Linux with a second core")
+
+
+def _scan(root: Path, split: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[load.SourceFile], list[load.Refused]]:
+    monkeypatch.setattr(load, "SPLIT_FOLDERS", split)
+    refused: list[load.Refused] = []
+    files = sorted(load.scan(root, refused))
+    return files, sorted(refused)
+
+
+def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the forks of this process from now on."""
+    made: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        made.append(1)
+        return real()
+
+    monkeypatch.setattr(os, "fork", fork)
+    return made
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return hostile_corpus.make(tmp_path_factory.mktemp("scan")).corpus
+
+
+def test_a_shared_scan_finds_what_one_process_finds(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the hostile corpus: links in and out, loops, odd names, a FIFO, hidden and "_" folders
+    alone = _scan(hostile, 10**9, monkeypatch)
+    made = _forks(monkeypatch)
+    shared = _scan(hostile, 2, monkeypatch)
+    assert made, "the scan did not share its folders"
+    assert shared == alone
+    assert len(alone[0]) > 10 and len(alone[1]) > 10
+
+
+def test_a_hard_link_across_the_shares_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for venue in ("A2024", "B2024", "C2024", "D2024"):
+        (tmp_path / venue / "ml").mkdir(parents=True)
+        (tmp_path / venue / "ml" / "note.md").write_text(f"---\ntitle: {venue}\n---\n", encoding="utf-8")
+    os.link(tmp_path / "A2024/ml/note.md", tmp_path / "B2024/ml/twin.md")
+    made = _forks(monkeypatch)
+    files, refused = _scan(tmp_path, 2, monkeypatch)
+    assert made
+    paths = [f.path for f in files]
+    # the parent walks A2024 and C2024, the child B2024 and D2024 (folders are dealt in name order)
+    assert "A2024/ml/note.md" in paths and "B2024/ml/twin.md" not in paths and len(paths) == 4
+    assert [(r.path, r.message) for r in refused] == [
+        ("B2024/ml/twin.md", "the same file as A2024/ml/note.md; read once, under that name")]
+
+
+def test_a_failed_child_leaves_its_share_to_the_parent(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = _scan(hostile, 10**9, monkeypatch)
+
+    def broken(*args: object) -> object:
+        raise MemoryError("the child cannot pack what it found")
+
+    monkeypatch.setattr(load, "array", broken)  # used by the child to send its files, not by the parent's walk
+    merged: list[bool] = []
+    real_merge = load._Walk.merge
+    monkeypatch.setattr(load._Walk, "merge", lambda self, *a: merged.append(real_merge(self, *a)) or merged[-1])
+    assert _scan(hostile, 2, monkeypatch) == alone
+    assert merged == [False]  # the child failed, and the parent walked its share
+
+
+def test_no_fork_while_a_thread_runs(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alone = _scan(hostile, 10**9, monkeypatch)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        made = _forks(monkeypatch)
+        assert _scan(hostile, 2, monkeypatch) == alone
+        assert not made
+    finally:
+        stop.set()
+        thread.join()
