@@ -46,15 +46,16 @@ _TABLES = ("blobs", "notes", "note_records", "published", "published_notes", "pa
 
 
 _SCANNED = "scanned-files"
-"""Blob: the scan the note rows were last saved with, as ``_columns``."""
+"""Blob: the scan the note rows were last saved with, as ``columns``."""
 
 
-def _columns(files: Sequence[tuple[str, int, int]]) -> tuple[str, bytes, bytes]:
+def columns(files: Sequence[tuple[str, int, int]]) -> tuple[str, bytes, bytes]:
     """``(path, mtime_ns, size)`` rows as three columns: the paths joined by NUL, two int64 arrays."""
     if not files:
         return "", b"", b""
-    paths, mtimes, sizes = zip(*files)
-    return "\0".join(paths), array("q", mtimes).tobytes(), array("q", sizes).tobytes()
+    # comprehensions: ``zip(*files)`` makes an iterator per file (0.07 s at 50,000 files)
+    return ("\0".join([f[0] for f in files]), array("q", [f[1] for f in files]).tobytes(),
+            array("q", [f[2] for f in files]).tobytes())
 
 
 def encode_problem(d: Diagnostic) -> tuple[str, int, str, str, str]:
@@ -191,7 +192,7 @@ class BuildCache:
         snapshot = self.load_blob(_SCANNED)
         if snapshot is not None:
             old_paths, old_mtimes, old_sizes = snapshot
-            paths, mtimes, sizes = _columns(files)
+            paths, mtimes, sizes = columns(files)
             if paths == old_paths:
                 if mtimes == old_mtimes and sizes == old_sizes:
                     return [], []
@@ -270,7 +271,7 @@ class BuildCache:
         with self.db:
             if scanned is not None:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",
-                                (_SCANNED, marshal.dumps(_columns(scanned))))
+                                (_SCANNED, marshal.dumps(columns(scanned))))
             else:
                 self.db.execute("DELETE FROM blobs WHERE key = ?", (_SCANNED,))
             self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", (
