@@ -21,13 +21,15 @@ def _scan(root: Path, split: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list
 
 
 def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the forks of this process from now on."""
+    """The children this process forks from now on."""
     made: list[int] = []
     real = os.fork
 
     def fork() -> int:
-        made.append(1)
-        return real()
+        pid = real()
+        if pid:
+            made.append(pid)
+        return pid
 
     monkeypatch.setattr(os, "fork", fork)
     return made
@@ -89,3 +91,21 @@ def test_no_fork_while_a_thread_runs(hostile: Path, monkeypatch: pytest.MonkeyPa
     finally:
         stop.set()
         thread.join()
+
+
+def test_an_interrupted_parent_leaves_no_child_behind(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parent = os.getpid()
+    real_walk = load._Walk.walk
+
+    def walk(self: load._Walk, stack: list[tuple[str, str]]) -> None:
+        if os.getpid() == parent:
+            raise KeyboardInterrupt
+        real_walk(self, stack)
+
+    monkeypatch.setattr(load._Walk, "walk", walk)
+    made = _forks(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        _scan(hostile, 2, monkeypatch)
+    assert len(made) == 1
+    with pytest.raises(ChildProcessError):  # already reaped: nothing left waiting on a pipe
+        os.waitpid(made[0], os.WNOHANG)

@@ -13,6 +13,7 @@ import heapq
 import marshal
 import os
 import re
+import signal
 import stat
 import sys
 from array import array
@@ -147,7 +148,13 @@ class _Walk:
         if child is None:
             self.walk(level)
         else:
-            self.walk(level[0::2])
+            try:
+                self.walk(level[0::2])
+            except BaseException:  # interrupted: the child must not wait forever to send what it found
+                os.close(child[1])
+                os.kill(child[0], signal.SIGKILL)
+                os.waitpid(child[0], 0)
+                raise
             if not self.merge(*child):
                 self.walk(level[1::2])  # the child failed: its share, here
         self.follow_links()
