@@ -42,6 +42,7 @@ SAMPLES = [
     "The classes, the models, its analysis; a focus on corpus",
     "图",
     "x² and ﬁnetuning with 3D Gaussians",
+    "State-of-the-art text-to-images with GPT-4, multi\u2011agent in-context a-b--c 2023-2024 Jürgen-Ångström-",
 ]
 
 
@@ -159,7 +160,8 @@ def reference_record(note: NoteText) -> dict[int, int]:
         for term, tf in Counter(field_terms(text)).items():
             meta[term] = meta.get(term, 0.0) + weight * saturated(tf)
     text = tk.normalise(tk._NOISE.sub(" ", note.body))
-    body = Counter(t for w in tk._LATIN.findall(text) if len(w) > 1 and not w.isdigit() and (t := tk.latin_term(w)))
+    body = Counter(t for w in [*tk._LATIN.findall(text), *tk.compounds(text)]
+                   if len(w) > 1 and not w.isdigit() and (t := tk.latin_term(w)))
     body.update(run[i:i + 2] for run in tk._CJK.findall(text) for i in range(len(run) - 1))
     norm = 1 - tk.B_BODY + tk.B_BODY * sum(body.values()) / tk.PIVOT
     scores = {term: tk.W_BODY * tf * (tk.K1 + 1) / (tf + tk.K1 * norm) for term, tf in body.items()}
@@ -179,6 +181,8 @@ TRICKY = [
              "$$\nformula 公式\n$$ text <span>tag</span> [link](http://example.com/z) http://x.org/y 的"),
     NoteText("图", ("与",), (), "单", ("王",), "单 字"),
     NoteText("Jürgen Schmidhuber", (), (), "the policies of classes", ("Ångström",), "Jürgen's policies, Ångström " * 40),
+    NoteText("Text-to-Image with GPT-4", ("in-context",), (), "multi-agent", (),
+             "text-to-images, state-of-the-art; 3-4 x-y a-b--c‐d‑e 大模型-based -lead trail- GPT-4o " * 3),
 ]
 
 
@@ -225,6 +229,13 @@ def test_queries_become_clauses() -> None:
     assert [g["term"] for g in compound[0]["groups"]] == ["知识", "识蒸", "蒸馏"] and compound[0]["need"] == 2
     spaced = core.call("parseQuery", "知识 蒸馏")
     assert [(c["groups"][0]["term"], c["need"]) for c in spaced] == [("知识", 1), ("蒸馏", 1)]
+    compounds = {q: [([g["term"] for g in c["groups"]], c["need"]) for c in core.call("parseQuery", q)]
+                 for q in ("text-to-image", "in-context", "GPT-4", "multi\u2011agents", "in-to", "3-4")}
+    assert compounds == {"text-to-image": [(["text", "image", "texttoimage"], 2)],
+                         "in-context": [(["context", "incontext"], 1)],
+                         "GPT-4": [(["gpt", "gpt4"], 1), (["4"], 1)],  # a bare number adds to the score only
+                         "multi\u2011agents": [(["multi", "agent", "multiagent"], 2)], "in-to": [],
+                         "3-4": [(["34"], 1), (["3"], 1), (["4"], 1)]}
     mixed = core.call("parseQuery", "the LoRA models 4 的")
     assert [(c["groups"][0]["term"], c["groups"][0]["prefix"], c["soft"]) for c in mixed] == [
         ("lora", True, False), ("model", True, False), ("4", False, True), ("的", False, True)]
@@ -289,6 +300,29 @@ def test_ranking_on_a_small_corpus(small: tuple[Path, Path]) -> None:
     assert titles(site, core.search("RAG")) == ["rag"]
     assert titles(site, core.search("model")) == ["lora"]  # the title says "Models"
     assert core.search("exploration LoRA") == []
+
+
+def test_a_hyphenated_compound_ranks_the_notes_that_write_it_first(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {
+        "ICLR2025/image_generation/apart.md": dict(title="Faster Captions", venue="ICLR2025", domain="image_generation",
+                                     body="## 一句话总结\nimage and text, text and image.\n"),
+        "ICLR2025/image_generation/compound.md": dict(title="Faster Sampling", venue="ICLR2025", domain="image_generation",
+                                        body="## 一句话总结\nA text-to-image model.\n"),
+        "ICLR2025/image_generation/image.md": dict(title="Image Restoration", venue="ICLR2025", domain="image_generation",
+                                     body="## 一句话总结\nimage only.\n"),
+        "ICLR2025/llm_nlp/icl.md": dict(title="Demonstrations at Test Time", venue="ICLR2025", domain="llm_nlp",
+                                    body="## 一句话总结\nin-context learning.\n"),
+        "ICLR2025/llm_nlp/window.md": dict(title="Long Context Windows", venue="ICLR2025", domain="llm_nlp",
+                                       body="## 一句话总结\nthe context of a model.\n"),
+    })
+    site = tmp_path / "site"
+    assert build(corpus, site).errors == []
+    core = Core(site)
+    assert titles(site, core.search("text-to-image")) == ["compound", "apart"]
+    # typing: "im" is no word of either note, but the compound's prefix still finds the one that writes it
+    assert titles(site, core.search("text-to-im")) == ["compound"]
+    assert titles(site, core.search("in-context")) == ["icl", "window"]
+    assert sorted(titles(site, core.search("text image"))) == ["apart", "compound"]  # no compound needed
 
 
 def test_shards_round_trip_in_python_and_javascript(small: tuple[Path, Path]) -> None:

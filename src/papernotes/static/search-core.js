@@ -12,12 +12,15 @@
   var FOLD = /[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uf900-\ufaff\ufb00-\ufb06]+/g;
   var LATIN = /[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+/g;
   var CJK = /[\u3400-\u4dbf\u4e00-\u9fff]+/g;
+  var L = "[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+";
+  var COMPOUND = new RegExp(L + "(?:[-\u2010\u2011]" + L + ")+", "g");  // text-to-image, GPT-4
+  var HYPHENS = /[-\u2010\u2011]/g, HYPHEN = /[-\u2010\u2011]/;
   var MARKS = /[\u0300-\u036f]/g;
   var TOPIC = "#";
   var PREFIX_MIN = 3;        // a Latin word expands to longer words from 3 letters on
   var PREFIX_TERMS = 64;     // at most this many expansions per word (most frequent first)
   var PREFIX_SHARDS = 3;     // and from at most this many shards
-  var PHRASE = 1.3;          // a Chinese run matched in full scores this much more
+  var PHRASE = 1.3;          // a Chinese run or a hyphenated compound matched in full scores this much more
   var DOC_SPAN = 1048576;    // document ids below 2**20 (scores below 4,000 keep 1e-6 precision in a double)
 
   function normalise(text) {
@@ -50,6 +53,7 @@
     text = normalise(text);
     var out = [];
     (text.match(LATIN) || []).forEach(function (w) { var t = latinTerm(w); if (t) out.push(t); });
+    (text.match(COMPOUND) || []).forEach(function (c) { var t = latinTerm(c.replace(HYPHENS, "")); if (t) out.push(t); });
     (text.match(CJK) || []).forEach(function (run) {
       if (run.length === 1) out.push(run);
       for (var i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
@@ -63,16 +67,33 @@
   // are more: a run's junction bigrams (型量 in 模型量化) are rare and say little, so the papers
   // that write 模型 … 量化 apart still match, ranked after the phrase only if they are weaker.
   // Soft clauses (bare numbers, single letters, a lone Chinese character next to other words; bodies
-  // do not index them) only add to the score.
+  // do not index them) only add to the score. A hyphenated compound is one clause: its words (bare
+  // numbers and single letters aside) are needed, and the compound itself, a term of the index, adds
+  // to the score of the notes that write it (text-to-image: text, image, texttoimage; need 2).
   function parseQuery(query) {
     var text = normalise(query);
     var clauses = [], seen = {};
-    var re = /[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+|[\u3400-\u4dbf\u4e00-\u9fff]+/g;
+    var re = new RegExp(COMPOUND.source + "|" + L + "|[\u3400-\u4dbf\u4e00-\u9fff]+", "g");
     var m;
     while ((m = re.exec(text))) {
       var piece = m[0];
       if (seen[piece]) continue;
       seen[piece] = true;
+      if (HYPHEN.test(piece)) {
+        var words = [], softs = [], have = {};
+        piece.split(HYPHENS).forEach(function (w) {
+          var t = latinTerm(w);
+          if (!t || have[t]) return;
+          have[t] = true;
+          if (w.length > 1 && !/^[0-9]+$/.test(w)) words.push({ term: t, prefix: t.length >= PREFIX_MIN });
+          else softs.push({ groups: [{ term: t, prefix: false }], need: 1, soft: true, cjk: "" });
+        });
+        var parts = words.length, joined = latinTerm(piece.replace(HYPHENS, ""));
+        if (joined && !have[joined]) words.push({ term: joined, prefix: joined.length >= PREFIX_MIN });
+        if (words.length) clauses.push({ groups: words, need: Math.max(1, parts), soft: false, cjk: "" });
+        clauses.push.apply(clauses, softs);
+        continue;
+      }
       if (isCjk(piece.charAt(0))) {
         if (piece.length === 1) {
           clauses.push({ groups: [{ term: piece, prefix: true }], need: 1, soft: false, cjk: piece });

@@ -20,7 +20,7 @@ from typing import Any
 
 from papernotes.site.search.tokenize import Record
 
-FORMAT = "search-4"
+FORMAT = "search-5"
 """Bump when tokenising or the shard format changes: every record is then made again."""
 PAGE_SIZE = 65_536
 

@@ -18,6 +18,9 @@ The query side (``static/search-core.js``) applies the same rules, and
   dropped), minus a few English stop words, with plural ``-s``/``-ies``/``-sses``
   removed, so ``models`` finds ``model`` and ``LoRA`` never matches inside
   ``exploration``;
+- a hyphenated compound is also a term, hyphens dropped (``text-to-image`` →
+  ``texttoimage``, ``in-context`` → ``incontext``): the query side requires the
+  compound's words and ranks the notes that hold the compound first;
 - Chinese (any run of CJK ideographs) is indexed as overlapping character
   bigrams (``知识蒸馏`` → 知识 识蒸 蒸馏; in short fields a lone character stays a
   unigram). A query's bigrams must all match, which finds a compound with or
@@ -67,6 +70,9 @@ STOP_WORDS = frozenset(
 _FOLD = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uf900-\ufaff\ufb00-\ufb06]+")
 _LATIN = re.compile("[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+")
 _CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]+")
+_HYPHENS = "-\u2010\u2011"
+_COMPOUND = re.compile(f"{_LATIN.pattern}(?:[{_HYPHENS}]{_LATIN.pattern})+")
+_UNHYPHEN = str.maketrans("", "", _HYPHENS)
 _MARKS = re.compile("[\u0300-\u036f]")
 # \( … \) and \[ … \] stop at the next opener: a lazy ".*?" would scan to the end of the body from every
 # unclosed opener (100,000 "\[" took 190 s); display math does not nest, so nothing real is cut short
@@ -164,9 +170,18 @@ def field_terms(text: str) -> list[str]:
     """
     text = normalise(_clean(text))
     out = [t for t in map(latin_term, _LATIN.findall(text)) if t]
+    out += [t for t in map(latin_term, compounds(text)) if t]
     for run in _CJK.findall(text):
         out.extend([run[i:i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run])
     return out
+
+
+def compounds(text: str) -> list[str]:
+    """Hyphenated compounds of a lower-cased text, hyphens dropped (``text-to-image`` → ``texttoimage``).
+
+    A compound is a term of its own besides its words: a query for ``in-context`` or ``text-to-image``
+    ranks the notes that write the compound first (the words alone are common)."""
+    return [c.translate(_UNHYPHEN) for c in _COMPOUND.findall(text)]
 
 
 def _clean(text: str) -> str:
@@ -345,7 +360,8 @@ def _joined(segments: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Where each Latin word starts, and the words."""
+    """Where each Latin word and each hyphenated compound starts, and the words, then the compounds
+    (``compounds``)."""
     latin = (chars - 0x30 <= 9) | (chars - 0x61 <= 25) | (chars - 0xDF <= 0x17) | (chars - 0xF8 <= 0x157)
     edge = np.empty(len(chars), dtype=bool)
     edge[0] = latin[0]
@@ -353,7 +369,17 @@ def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
     starts = np.flatnonzero(edge & latin)
     after = edge & ~latin  # the character after each word (the text ends with a newline): a space
     spaced = np.where(after, np.uint32(32), chars)[latin | after]
-    return starts, spaced.tobytes().decode("utf-32-le").split()
+    words = spaced.tobytes().decode("utf-32-le").split()
+    # word i and word i + 1 are one compound when a single hyphen stands between them
+    ends = np.flatnonzero(after)
+    hyphen = chars[ends[:-1]]
+    linked = ((hyphen == 0x2D) | (hyphen - 0x2010 <= 1)) & (starts[1:] == ends[:-1] + 1)
+    if not linked.any():
+        return starts, words
+    step = np.diff(np.concatenate([[False], linked, [False]]).astype(np.int8))
+    firsts, lasts = np.flatnonzero(step == 1).tolist(), np.flatnonzero(step == -1).tolist()
+    words += ["".join(words[a:b + 1]) for a, b in zip(firsts, lasts)]
+    return np.concatenate([starts, starts[firsts]]), words
 
 
 def _terms(chars: np.ndarray, seg_of: np.ndarray) -> np.ndarray:
