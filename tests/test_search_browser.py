@@ -131,6 +131,16 @@ def test_acronyms_match_whole_words(page, served: str) -> None:
     assert page.eval_on_selector_all("#results dt mark", "els => els.map(e => e.textContent)") == ["Exploration"]
 
 
+def test_notes_missing_one_word_follow_and_the_status_says_so(page, served: str) -> None:
+    # "LoRA" and "RAG" are in no note together: each note with one of them, said so
+    assert sorted(search(page, served, "?q=LoRA+RAG")) == ["lora", "lora-old", "rag"]
+    assert page.inner_text("#status") == "没有论文包含全部词；以下 3 条结果缺少其中一个。"
+    # one note has "LoRA" and "language": it comes first, then the others with one of the words
+    found = type_query(page, "LoRA language")
+    assert found[0] == "lora-old" and set(found) >= {"lora", "knowledge"}
+    assert page.inner_text("#status") == f"1 条结果，其后 {len(found) - 1} 条缺少一个词。"
+
+
 def test_facets_combine_and_live_in_the_url(page, served: str) -> None:
     assert sorted(search(page, served, "?q=lora")) == ["lora", "lora-old"]
     page.select_option("#f-venue", "NeurIPS2024")

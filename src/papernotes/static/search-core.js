@@ -21,6 +21,7 @@
   var PREFIX_TERMS = 64;     // at most this many expansions per word (most frequent first)
   var PREFIX_SHARDS = 3;     // and from at most this many shards
   var PHRASE = 1.3;          // a Chinese run or a hyphenated compound matched in full scores this much more
+  var RELAX_BELOW = 10;      // fewer documents with every word: those missing one follow
   var DOC_SPAN = 1048576;    // document ids below 2**20 (scores below 4,000 keep 1e-6 precision in a double)
 
   function normalise(text) {
@@ -278,40 +279,52 @@
 
   // Rank the documents that satisfy every hard clause. `shardsOf(group)` names the shards a group
   // was looked up in. A clause scores the sum of its groups' scores (per group, the best of its
-  // expansions), times PHRASE when all of its groups match. Returns {docs, scores} best first.
+  // expansions), times PHRASE when all of its groups match. When fewer than RELAX_BELOW documents
+  // match every clause of a query of two or more, the documents that miss exactly one follow them.
+  // Returns {docs, scores, full}: best first, the `full` first ones matching every clause.
   Index.prototype.rank = function (clauses, shardsOf) {
     var n = this.n, self = this;
-    var passed = new Uint8Array(n), total = new Float64Array(n);
     var hard = clauses.filter(function (c) { return !c.soft; });
     var soft = clauses.filter(function (c) { return c.soft; });
-    if (!hard.length) return { docs: new Int32Array(0), scores: new Float64Array(0) };
-    var scored = hard.map(function (c) { return self.clauseScores(c, shardsOf); });
-    scored.sort(function (a, b) { return a.docs.length - b.docs.length; });
-    scored.forEach(function (c, i) {
+    if (!hard.length) return { docs: new Int32Array(0), scores: new Float64Array(0), full: 0 };
+    var count = new Uint16Array(n), total = new Float64Array(n), touched = [];
+    hard.forEach(function (clause) {
+      var c = self.clauseScores(clause, shardsOf);
       for (var k = 0; k < c.docs.length; k++) {
         var d = c.docs[k];
-        if (passed[d] === i) { passed[d] = i + 1; total[d] += c.scores[k]; }
+        if (count[d] === 0) touched.push(d);
+        count[d]++;
+        total[d] += c.scores[k];
       }
     });
-    var want = scored.length, first = scored[0].docs, keep = [];
-    for (var k = 0; k < first.length; k++) if (passed[first[k]] === want) keep.push(first[k]);
+    var want = hard.length, full = [], partial = [];
+    for (var t = 0; t < touched.length; t++) {
+      var d = touched[t];
+      if (count[d] === want) full.push(d); else if (count[d] === want - 1) partial.push(d);
+    }
+    var least = want > 1 && full.length < RELAX_BELOW ? want - 1 : want;
     soft.forEach(function (c) {
       var extra = self.clauseScores(c, shardsOf);
       for (var j = 0; j < extra.docs.length; j++) {
-        if (passed[extra.docs[j]] === want) total[extra.docs[j]] += extra.scores[j];
+        if (count[extra.docs[j]] >= least) total[extra.docs[j]] += extra.scores[j];
       }
     });
+    var docs = new Int32Array(full.length + (least < want ? partial.length : 0));
+    var scores = new Float64Array(docs.length);
     // best first, ties in site order: one numeric sort of keys packing -score (to 1e-6) and the doc id
-    var keys = new Float64Array(keep.length);
-    for (var i = 0; i < keep.length; i++) keys[i] = -Math.round(total[keep[i]] * 1e6) * DOC_SPAN + keep[i];
-    keys.sort();
-    var docs = new Int32Array(keys.length), scores = new Float64Array(keys.length);
-    for (var j = 0; j < keys.length; j++) {
-      var d = ((keys[j] % DOC_SPAN) + DOC_SPAN) % DOC_SPAN;
-      docs[j] = d;
-      scores[j] = total[d];
+    function place(list, at) {
+      var keys = new Float64Array(list.length);
+      for (var i = 0; i < list.length; i++) keys[i] = -Math.round(total[list[i]] * 1e6) * DOC_SPAN + list[i];
+      keys.sort();
+      for (var j = 0; j < keys.length; j++) {
+        var d = ((keys[j] % DOC_SPAN) + DOC_SPAN) % DOC_SPAN;
+        docs[at + j] = d;
+        scores[at + j] = total[d];
+      }
     }
-    return { docs: docs, scores: scores };
+    place(full, 0);
+    if (least < want) place(partial, full.length);
+    return { docs: docs, scores: scores, full: full.length };
   };
 
   // One clause: the documents matching at least `need` of its groups, with their scores.
@@ -390,6 +403,7 @@
     }
     return {
       length: n,
+      docs: kept.subarray(0, n),
       slice: function (from, to) {
         var out = [];
         for (var k = from; k < Math.min(to, n); k++) out.push({ doc: kept[k], score: keptScores[k], also: also[kept[k]] || [] });

@@ -22,8 +22,8 @@
   var index = null, gen = "", shardLoads = {}, chunkLoads = {};
   var run = 0, shownList = [], shownCount = 0, clausesShown = [], active = -1, typing = false;
 
-  function say(key, n) {
-    status.textContent = (strings[key] || "").replace("{n}", String(n));
+  function say(key, n, m) {
+    status.textContent = (strings[key] || "").replace("{n}", String(n)).replace("{m}", String(m));
   }
 
   function bytes(url) {
@@ -202,7 +202,17 @@
         say("search_empty");
         return;
       }
-      say("search_results", shownList.length);
+      // documents that miss one word of the query (when few have them all) follow the others
+      var complete = shownList.length;
+      if (hasQuery && ranked.full < ranked.docs.length) {
+        var full = new Uint8Array(index.n);
+        for (var f = 0; f < ranked.full; f++) full[ranked.docs[f]] = 1;
+        complete = 0;
+        while (complete < shownList.length && full[shownList.docs[complete]]) complete++;
+      }
+      if (complete === shownList.length) say("search_results", shownList.length);
+      else if (!complete) say("search_partial", shownList.length);
+      else say("search_results_partial", complete, shownList.length - complete);
       shownCount = 0;
       active = -1;
       return page(mine, true);
