@@ -69,6 +69,15 @@ class Core:
           cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
           return IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); }
         function full(q) { return ranked(q).full; }
+        function alternatives(q) { return JSON.stringify(IDX.alternatives(q)); }
+        function wantedAll(q) { var out = {}; [q].concat(IDX.alternatives(q)).forEach(function (a) {
+          S.parseQuery(a).forEach(function (c) { c.groups.forEach(function (g) {
+            S.shardsFor(M.shards, g).forEach(function (n) { out[n] = 1; }); }); }); }); return Object.keys(out).join(","); }
+        function rankAll(q) { var where = {}, qs = [q].concat(IDX.alternatives(q)).map(S.parseQuery);
+          qs.forEach(function (cl) { cl.forEach(function (c) { c.groups.forEach(function (g) {
+            where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); }); });
+          var r = IDX.rankAll(qs, function (g) { return where[g.term + '|' + g.prefix]; });
+          var d = IDX.dedupe(r.docs, r.scores); return JSON.stringify(d.slice(0, d.length)); }
         function rank(q) { var where = {}, cl = S.parseQuery(q);
           cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
           var r = IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); var d = IDX.dedupe(r.docs, r.scores); return JSON.stringify(d.slice(0, d.length)); }
@@ -90,6 +99,16 @@ class Core:
     def search(self, query: str) -> list[dict]:
         self._load(query)
         return json.loads(self.ctx.get("rank")(query))
+
+    def search_all(self, query: str) -> list[dict]:
+        """``search`` with the query's synonyms, as the search page ranks."""
+        assert self.site is not None
+        for n in filter(None, self.ctx.get("wantedAll")(query).split(",")):
+            self.ctx.get("give")(int(n), (self.site / f"search/t/{n}.bin").read_bytes().decode("latin-1"))
+        return json.loads(self.ctx.get("rankAll")(query))
+
+    def alternatives(self, query: str) -> list[str]:
+        return json.loads(self.ctx.get("alternatives")(query))
 
     def full(self, query: str) -> int:
         """How many documents match every word of ``query`` (the first ones ``search`` returns)."""
@@ -364,6 +383,36 @@ def test_a_hyphenated_compound_ranks_the_notes_that_write_it_first(tmp_path: Pat
     assert titles(site, core.search("in-context")) == ["icl", "window"]
     assert sorted(titles(site, core.search("text image"))[:2]) == ["apart", "compound"]  # no compound needed
     assert core.full("text image") == 2 and core.full("text-to-image") == 2
+
+
+def test_a_chinese_query_also_finds_what_its_synonyms_find(tmp_path: Path) -> None:
+    corpus = write_corpus(tmp_path / "corpus", {
+        "ICLR2025/scientific_computing/zh.md": dict(title="Neural Solvers", venue="ICLR2025",
+                                                    domain="scientific_computing",
+                                                    body="## 一句话总结\n求解偏微分方程的神经网络。\n"),
+        "ICLR2025/scientific_computing/en.md": dict(title="PDE Solvers at Scale", venue="ICLR2025",
+                                                    domain="scientific_computing", body="## 一句话总结\n更快的求解器。\n"),
+        "ICLR2025/scientific_computing/ode.md": dict(title="ODE Integrators", venue="ICLR2025",
+                                                     domain="scientific_computing", body="## 一句话总结\n常微分方程。\n"),
+    })
+    (corpus / "synonyms.toml").write_text('[[synonyms]]\nterms = ["神经求解器", "neural solver"]\n', encoding="utf-8")
+    with (corpus / "papernotes.toml").open("a", encoding="utf-8") as config:
+        config.write('[taxonomy]\nsynonyms = ["synonyms.toml"]\n')
+    site = tmp_path / "site"
+    assert build(corpus, site).errors == []
+    manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))
+    assert ["偏微分方程", "PDE", "partial differential equation"] in manifest["synonyms"]
+    assert manifest["synonyms"][-1] == ["神经求解器", "neural solver"]  # the site's own group
+    core = Core(site)
+    assert core.alternatives("偏微分 方程") == ["PDE", "partial differential equation"]
+    assert core.alternatives("PDE") == []  # an English term or acronym is not expanded
+    # the note that writes 偏微分方程 first, then the one whose title says PDE (and the ODE note, which has
+    # three of the four bigrams of 偏微分方程)
+    assert titles(site, core.search_all("偏微分方程"))[:2] == ["zh", "en"]
+    assert "en" not in titles(site, core.search("偏微分方程"))  # without the synonyms
+    # the site's group: "Neural Solvers" has both words of its English term, "PDE Solvers" one of them
+    assert titles(site, core.search_all("神经求解器")) == ["zh", "en"]
+    assert titles(site, core.search_all("PDE")) == ["en"]
 
 
 def test_shards_round_trip_in_python_and_javascript(small: tuple[Path, Path]) -> None:

@@ -131,6 +131,13 @@ def test_acronyms_match_whole_words(page, served: str) -> None:
     assert page.eval_on_selector_all("#results dt mark", "els => els.map(e => e.textContent)") == ["Exploration"]
 
 
+def test_a_chinese_term_also_finds_its_english_synonyms(page, served: str) -> None:
+    # 低秩适配 is written in one note only; the shipped synonyms add the notes that write LoRA
+    found = search(page, served, "?q=低秩适配")
+    assert found[0] == "lora" and sorted(found) == ["lora", "lora-old"]
+    assert "LoRA" in page.eval_on_selector_all("#results dt mark", "els => els.map(e => e.textContent)")
+
+
 def test_notes_missing_one_word_follow_and_the_status_says_so(page, served: str) -> None:
     # "LoRA" and "RAG" are in no note together: each note with one of them, said so
     assert sorted(search(page, served, "?q=LoRA+RAG")) == ["lora", "lora-old", "rag"]

@@ -84,3 +84,24 @@ def test_listed_topics_win_over_rules_and_resolve_by_name_or_slug() -> None:
     topics = note_topics(note, tax)
     assert [t.slug for t in topics][:2] == ["compression", "agent"]
     assert topics[2].zh == "Brand New Topic" and not topics[2].known
+
+
+def test_search_synonyms_are_shipped_and_a_site_file_adds_groups(tmp_path: Path) -> None:
+    shipped = load_taxonomy().synonyms
+    assert len(shipped) >= 100 and ("偏微分方程", "PDE", "partial differential equation") in shipped
+    extra = tmp_path / "synonyms.toml"
+    extra.write_text('[[synonyms]]\nterms = ["扩散采样", "diffusion sampling"]\n', encoding="utf-8")
+    loaded = load_taxonomy(synonyms=[extra])
+    assert loaded.synonyms == (*shipped, ("扩散采样", "diffusion sampling"))
+    assert loaded.fingerprint != load_taxonomy().fingerprint  # an edited file rebuilds the site
+
+
+def test_a_bad_synonym_group_names_its_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "synonyms.toml"
+    bad.write_text('[[synonyms]]\nterms = ["a", "b"]\n\n[[synonyms]]\nterms = ["only one"]\n\n'
+                   '[[synonyms]]\nterms = ["x", ""]\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_taxonomy(synonyms=[bad])
+    found = [(d.path, d.line) for d in caught.value.diagnostics]
+    assert found == [(str(bad), 4), (str(bad), 7)]
+    assert "two or more non-empty strings" in caught.value.diagnostics[0].message

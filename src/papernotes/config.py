@@ -28,6 +28,7 @@ class TaxonomyFiles(BaseModel):
     venues: list[str] = Field(default_factory=list, description="Venue series/date files.")
     domains: list[str] = Field(default_factory=list, description="Domain files.")
     topics: list[str] = Field(default_factory=list, description="Topic files.")
+    synonyms: list[str] = Field(default_factory=list, description="Search synonym files.")
 
 
 class LLMConfig(BaseModel):
@@ -166,7 +167,7 @@ def load_site_taxonomy(corpus: Path, config: SiteConfig) -> Taxonomy:
     files = config.taxonomy
     missing = [
         error(str(corpus / CONFIG_NAME), 0, f"taxonomy file not found: {name}", "config")
-        for name in (*files.venues, *files.domains, *files.topics)
+        for name in (*files.venues, *files.domains, *files.topics, *files.synonyms)
         if not (corpus / name).is_file()
     ]
     if missing:
@@ -175,4 +176,5 @@ def load_site_taxonomy(corpus: Path, config: SiteConfig) -> Taxonomy:
         venues=[corpus / p for p in files.venues],
         domains=[corpus / p for p in files.domains],
         topics=[corpus / p for p in files.topics],
+        synonyms=[corpus / p for p in files.synonyms],
     )

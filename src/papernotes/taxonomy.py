@@ -155,6 +155,8 @@ class Taxonomy:
     topics: dict[str, Topic]
     fingerprint: str
     _topic_names: dict[str, str] = field(default_factory=dict)
+    synonyms: tuple[tuple[str, ...], ...] = ()
+    """Search synonym groups: a query that is one of a group's terms also finds the others."""
 
     def venue(self, venue_id: str) -> Venue:
         """The venue record for an id; unknown series still get a name, year and date."""
@@ -345,6 +347,7 @@ class _Loader:
         self.venue_dates: dict[str, dt.date] = {}
         self.domains: dict[str, Domain] = {}
         self.topics: dict[str, Topic] = {}
+        self.synonyms: list[tuple[str, ...]] = []
         self.digest = hashlib.sha256()
 
     def _load(self, path: Path, label: str) -> tuple[dict[str, Any], str]:
@@ -428,6 +431,18 @@ class _Loader:
                 order=old.order if old else len(self.topics),
             )
 
+    def synonym_file(self, path: Path) -> None:
+        data, text = self._load(path, "search synonyms")
+        for k, entry in enumerate(_entries(data, "synonyms", path, self.problems)):
+            terms = entry.get("terms")
+            if isinstance(terms, list) and len(terms) >= 2 and all(isinstance(t, str) and t.strip() for t in terms):
+                self.synonyms.append(tuple(terms))
+            else:  # the line of the k-th [[synonyms]] table
+                starts = [m.start() for m in re.finditer(r"^[ \t]*\[\[[ \t]*synonyms[ \t]*\]\]", text, re.M)]
+                line = text.count("\n", 0, starts[k]) + 1 if k < len(starts) else 0
+                self.problems.append(error(str(path), line, "`terms` of a [[synonyms]] table must list two or more "
+                                                            "non-empty strings", "taxonomy"))
+
     def result(self) -> Taxonomy:
         if self.problems:
             raise ConfigError(self.problems)
@@ -436,14 +451,15 @@ class _Loader:
             for name in (topic.en, topic.zh, topic.slug):
                 names[name.casefold()] = topic.slug
         return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
-                        self.digest.hexdigest()[:16], names)
+                        self.digest.hexdigest()[:16], names, tuple(self.synonyms))
 
 
 def shipped_file(name: str) -> Path:
     return Path(str(resources.files("papernotes") / "data" / name))
 
 
-def load_taxonomy(venues: list[Path] = (), domains: list[Path] = (), topics: list[Path] = ()) -> Taxonomy:  # type: ignore[assignment]
+def load_taxonomy(venues: list[Path] = (), domains: list[Path] = (), topics: list[Path] = (),  # type: ignore[assignment]
+                  synonyms: list[Path] = ()) -> Taxonomy:  # type: ignore[assignment]
     """Shipped taxonomy overlaid with site files; every problem is reported at once."""
     loader = _Loader()
     for path in [shipped_file("venues.toml"), *venues]:
@@ -452,4 +468,6 @@ def load_taxonomy(venues: list[Path] = (), domains: list[Path] = (), topics: lis
         loader.domain_file(path)
     for path in [shipped_file("topics.toml"), *topics]:
         loader.topic_file(path)
+    for path in [shipped_file("synonyms.toml"), *synonyms]:
+        loader.synonym_file(path)
     return loader.result()

@@ -89,7 +89,7 @@ def settings_stamp(root: Path) -> str:
     try:
         config = tomllib.loads(data.decode("utf-8-sig")) if data else {}
         files = config.get("taxonomy", {})
-        paths += [root / name for kind in ("venues", "domains", "topics") for name in files.get(kind, [])]
+        paths += [root / name for kind in ("venues", "domains", "topics", "synonyms") for name in files.get(kind, [])]
         if config.get("theme_dir"):
             paths.append(root / str(config["theme_dir"]))
     except (ValueError, AttributeError, TypeError):
@@ -302,7 +302,8 @@ class Builder:
                     where = search_dir / "editions" / lang if search_dir is not None and plan.other_editions else search_dir
                     if where is not None:
                         where.mkdir(parents=True, exist_ok=True)
-                    searches.append((prefix, search_files(entries, read_body, where, lang, self.workers)))
+                    searches.append((prefix, search_files(entries, read_body, where, lang, self.workers,
+                                                           synonyms=project.taxonomy.synonyms)))
             self._stage_searches(searches, cache)
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)

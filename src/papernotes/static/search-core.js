@@ -11,7 +11,7 @@
    "their these this those to was we were which with via").split(" ").forEach(function (w) { STOP[w] = true; });
   var FOLD = /[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uf900-\ufaff\ufb00-\ufb06]+/g;
   var LATIN = /[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+/g;
-  var CJK = /[\u3400-\u4dbf\u4e00-\u9fff]+/g;
+  var CJK = /[\u3400-\u4dbf\u4e00-\u9fff]+/g, CJK_CHAR = /[\u3400-\u4dbf\u4e00-\u9fff]/;
   var L = "[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+";
   var COMPOUND = new RegExp(L + "(?:[-\u2010\u2011]" + L + ")+", "g");  // text-to-image, GPT-4
   var HYPHENS = /[-\u2010\u2011]/g, HYPHEN = /[-\u2010\u2011]/;
@@ -21,6 +21,7 @@
   var PREFIX_TERMS = 64;     // at most this many expansions per word (most frequent first)
   var PREFIX_SHARDS = 3;     // and from at most this many shards
   var PHRASE = 1.3;          // a Chinese run or a hyphenated compound matched in full scores this much more
+  var SYNONYM = 0.99;        // a synonym's scores, relative to the typed query's: its best match ranks second
   var RELAX_BELOW = 10;      // fewer documents with every word: those missing one follow
   var DOC_SPAN = 1048576;    // document ids below 2**20 (scores below 4,000 keep 1e-6 precision in a double)
 
@@ -60,6 +61,13 @@
       for (var i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
     });
     return out;
+  }
+
+  // What a query says, for finding it among synonyms: lower-cased, hyphens as spaces, spaces
+  // collapsed and dropped between Chinese characters ("Text-to-Image" = "text to image", "知识 蒸馏" = "知识蒸馏").
+  function queryKey(query) {
+    return normalise(query).replace(HYPHENS, " ").replace(/\s+/g, " ").trim()
+      .replace(/([\u3400-\u4dbf\u4e00-\u9fff]) (?=[\u3400-\u4dbf\u4e00-\u9fff])/g, "$1");
   }
 
   // A query becomes clauses, each {groups: [{term, prefix}], need, soft, cjk}. A Latin word is a
@@ -210,6 +218,14 @@
     }, this);
     this.groupOf = new Int32Array(this.n).fill(-1);
     manifest.dups.forEach(function (g, k) { g.forEach(function (d) { this.groupOf[d] = k; }, this); }, this);
+    this.synonyms = {};  // query key -> the other terms of its synonym groups
+    (manifest.synonyms || []).forEach(function (group) {
+      var keys = group.map(queryKey);
+      keys.forEach(function (k, i) {
+        var others = this.synonyms[k] || (this.synonyms[k] = []);
+        group.forEach(function (t, j) { if (keys[j] !== k && others.indexOf(t) < 0) others.push(t); });
+      }, this);
+    }, this);
     this.shards = {};   // shard number -> decoded shard (filled by the page's loader)
     this.delta = null;  // decoded delta shard, when the manifest has one
   }
@@ -309,11 +325,41 @@
         if (count[extra.docs[j]] >= least) total[extra.docs[j]] += extra.scores[j];
       }
     });
-    var docs = new Int32Array(full.length + (least < want ? partial.length : 0));
-    var scores = new Float64Array(docs.length);
-    // best first, ties in site order: one numeric sort of keys packing -score (to 1e-6) and the doc id
-    function place(list, at) {
-      var keys = new Float64Array(list.length);
+    return ordered(full, least < want ? partial : [], total);
+  };
+
+  // The other terms of the synonym groups a Chinese `query` is a term of (none when it is in no group).
+  // Only Chinese queries are expanded: notes are Chinese text about papers with English titles, so
+  // 偏微分方程 gains the notes that write PDE, while an English term or acronym is already precise
+  // (expanding LoRA, SAE, PDE or Mamba let weaker notes into their top 10: BENCHMARKS.md).
+  Index.prototype.alternatives = function (query) {
+    return CJK_CHAR.test(query) ? this.synonyms[queryKey(query)] || [] : [];
+  };
+
+  // Rank several queries that say the same thing (the typed one and its synonyms) as one: a document
+  // scores its best score of any of them, each query's scores divided by its best one (a query of
+  // three words sums three clauses); those matching every clause of one of them come first.
+  Index.prototype.rankAll = function (queries, shardsOf) {
+    if (queries.length === 1) return this.rank(queries[0], shardsOf);
+    var best = new Float64Array(this.n), state = new Uint8Array(this.n), touched = [], self = this;
+    queries.forEach(function (clauses, k) {
+      var r = self.rank(clauses, shardsOf), weight = (k ? SYNONYM : 1) / (r.scores.length ? r.scores[0] : 1);
+      for (var i = 0; i < r.docs.length; i++) {
+        var d = r.docs[i], level = i < r.full ? 2 : 1, score = r.scores[i] * weight;
+        if (!state[d]) touched.push(d);
+        if (level > state[d] || (level === state[d] && score > best[d])) { state[d] = level; best[d] = score; }
+      }
+    });
+    var full = touched.filter(function (d) { return state[d] === 2; });
+    return ordered(full, touched.filter(function (d) { return state[d] === 1; }), best);
+  };
+
+  // {docs, scores, full}: `full` then `partial`, each best first, ties in site order (one numeric sort
+  // of keys packing -score, to 1e-6, and the doc id).
+  function ordered(full, partial, total) {
+    var docs = new Int32Array(full.length + partial.length), scores = new Float64Array(docs.length);
+    [full, partial].forEach(function (list, part) {
+      var at = part ? full.length : 0, keys = new Float64Array(list.length);
       for (var i = 0; i < list.length; i++) keys[i] = -Math.round(total[list[i]] * 1e6) * DOC_SPAN + list[i];
       keys.sort();
       for (var j = 0; j < keys.length; j++) {
@@ -321,11 +367,9 @@
         docs[at + j] = d;
         scores[at + j] = total[d];
       }
-    }
-    place(full, 0);
-    if (least < want) place(partial, full.length);
+    });
     return { docs: docs, scores: scores, full: full.length };
-  };
+  }
 
   // One clause: the documents matching at least `need` of its groups, with their scores.
   Index.prototype.clauseScores = function (clause, shardsOf) {
@@ -449,7 +493,7 @@
 
   root.PapernotesSearch = {
     normalise: normalise, stem: stem, latinTerm: latinTerm, fieldTerms: fieldTerms, parseQuery: parseQuery,
-    decodeShard: decodeShard, shardFor: shardFor, shardsFor: shardsFor, Index: Index, highlights: highlights,
+    decodeShard: decodeShard, queryKey: queryKey, shardFor: shardFor, shardsFor: shardsFor, Index: Index, highlights: highlights,
     TOPIC: TOPIC
   };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -169,7 +169,10 @@
     var where = {};
     function shardsOf(g) { return where[g.term + "|" + g.prefix]; }
     var needed = {};
-    clauses.forEach(function (c) {
+    // the typed query and, when it is a term of a synonym group, the group's other terms
+    var queries = [clauses].concat(hasQuery ? index.alternatives(s.q).map(S.parseQuery) : []);
+    var allClauses = [].concat.apply([], queries);
+    allClauses.forEach(function (c) {
       c.groups.forEach(function (g) {
         var list = where[g.term + "|" + g.prefix] = S.shardsFor(firsts, g);
         list.forEach(function (n) { needed[n] = true; });
@@ -184,7 +187,7 @@
       if (topicTerm) topicDocs = new Set(index.docsOf(index.shards[topicShard], topicTerm));
       var ranked;
       if (hasQuery) {
-        ranked = index.rank(clauses, shardsOf);
+        ranked = index.rankAll(queries, shardsOf);
       } else {
         ranked = { docs: new Int32Array(index.n), scores: new Float64Array(index.n) };
         for (var d = 0; d < index.n; d++) ranked.docs[d] = d;
@@ -196,7 +199,7 @@
         if (keep(ranked.docs[i])) { docs[kept] = ranked.docs[i]; scores[kept++] = ranked.scores[i]; }
       }
       shownList = index.dedupe(docs.subarray(0, kept), scores.subarray(0, kept));
-      clausesShown = clauses;
+      clausesShown = allClauses;
       if (!shownList.length) {
         clear();
         say("search_empty");

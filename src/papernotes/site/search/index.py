@@ -107,15 +107,16 @@ def corpus_bodies(corpus: Path) -> BodyReader:
 
 
 def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Path | None, lang: str,
-                 workers: int | None = None) -> SearchFiles:
-    """The search index of ``entries`` (every note of the site)."""
+                 workers: int | None = None, synonyms: Sequence[Sequence[str]] = ()) -> SearchFiles:
+    """The search index of ``entries`` (every note of the site); the manifest carries the ``synonyms``
+    groups for the page to expand queries with."""
     docs = sorted(entries, key=lambda e: (e.order, e.note.path))
     paths = [e.note.path for e in docs]
     keys = [_record_key(e, lang) for e in docs]
     store_path = cache_dir / STORE_NAME if cache_dir is not None else None
     with SearchStore(store_path) as store:
         fresh = _tokenise_missing(store, dict(zip(keys, docs)), read_body, lang, workers or os.cpu_count() or 1)
-        found = facets(docs, lang)
+        found = {**facets(docs, lang), "synonyms": [list(group) for group in synonyms]}
         data = document_files(docs)
         files = _finish(store, store_path, paths, keys, found, fresh, data, replace=True)
     return files
