@@ -370,7 +370,7 @@ def quality(corpus: Path, base: str) -> dict[str, object]:
         before_count, before = previous(query)
         rows.append({"query": query, "relevant_top10": sum(relevant(e, pattern) for e in now),
                      "previous_relevant_top10": sum(relevant(e, pattern) for e in before),
-                     "results": int(re.sub(r"\D", "", count_text) or 0), "previous_results": before_count,
+                     "results": sum(map(int, re.findall(r"\d+", count_text))), "previous_results": before_count,
                      "notes_mentioning": mentions(query)})
     return {"queries": rows, "relevant_top10": sum(r["relevant_top10"] for r in rows),
             "previous_relevant_top10": sum(r["previous_relevant_top10"] for r in rows), "out_of": 10 * len(rows)}

@@ -415,6 +415,24 @@ def test_a_chinese_query_also_finds_what_its_synonyms_find(tmp_path: Path) -> No
     assert titles(site, core.search_all("PDE")) == ["en"]
 
 
+def test_a_synonym_missing_a_word_adds_nothing_when_enough_notes_match(tmp_path: Path) -> None:
+    notes = {f"ICLR2025/image_generation/s{i}.md": dict(title=f"Sampler {i}", venue="ICLR2025", domain="image_generation",
+                                                        body="## 一句话总结\n更快的扩散采样。\n") for i in range(12)}
+    notes["ICLR2025/image_generation/loose.md"] = dict(title="Diffusion for Audio", venue="ICLR2025",
+                                                       domain="image_generation", body="## 一句话总结\n音频。\n")
+    corpus = write_corpus(tmp_path / "corpus", notes)
+    (corpus / "synonyms.toml").write_text('[[synonyms]]\nterms = ["扩散采样", "diffusion sampling"]\n', encoding="utf-8")
+    with (corpus / "papernotes.toml").open("a", encoding="utf-8") as config:
+        config.write('[taxonomy]\nsynonyms = ["synonyms.toml"]\n')
+    site = tmp_path / "site"
+    assert build(corpus, site).errors == []
+    core = Core(site)
+    # "diffusion sampling" alone would show the note that has "diffusion" only (few have both words);
+    # with twelve notes matching 扩散采样 in full, it is not shown
+    assert sorted(titles(site, core.search("diffusion sampling"))) == ["loose"]
+    assert sorted(titles(site, core.search_all("扩散采样"))) == sorted(f"s{i}" for i in range(12))
+
+
 def test_shards_round_trip_in_python_and_javascript(small: tuple[Path, Path]) -> None:
     _, site = small
     manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))

@@ -21,6 +21,7 @@
   var PREFIX_TERMS = 64;     // at most this many expansions per word (most frequent first)
   var PREFIX_SHARDS = 3;     // and from at most this many shards
   var PHRASE = 1.3;          // a Chinese run or a hyphenated compound matched in full scores this much more
+  var SYNONYMS = 2;          // a query is ranked with at most this many of its synonyms
   var SYNONYM = 0.99;        // a synonym's scores, relative to the typed query's: its best match ranks second
   var RELAX_BELOW = 10;      // fewer documents with every word: those missing one follow
   var DOC_SPAN = 1048576;    // document ids below 2**20 (scores below 4,000 keep 1e-6 precision in a double)
@@ -328,17 +329,19 @@
     return ordered(full, least < want ? partial : [], total);
   };
 
-  // The other terms of the synonym groups a Chinese `query` is a term of (none when it is in no group).
+  // The other terms of the synonym groups a Chinese `query` is a term of, the first SYNONYMS of them
+  // (each costs the shards of its words; more did not rank better), none when it is in no group.
   // Only Chinese queries are expanded: notes are Chinese text about papers with English titles, so
   // 偏微分方程 gains the notes that write PDE, while an English term or acronym is already precise
   // (expanding LoRA, SAE, PDE or Mamba let weaker notes into their top 10: BENCHMARKS.md).
   Index.prototype.alternatives = function (query) {
-    return CJK_CHAR.test(query) ? this.synonyms[queryKey(query)] || [] : [];
+    return CJK_CHAR.test(query) ? (this.synonyms[queryKey(query)] || []).slice(0, SYNONYMS) : [];
   };
 
   // Rank several queries that say the same thing (the typed one and its synonyms) as one: a document
   // scores its best score of any of them, each query's scores divided by its best one (a query of
-  // three words sums three clauses); those matching every clause of one of them come first.
+  // three words sums three clauses); those matching every clause of one of them come first, and those
+  // missing one word of one of them follow only when fewer than RELAX_BELOW match in full.
   Index.prototype.rankAll = function (queries, shardsOf) {
     if (queries.length === 1) return this.rank(queries[0], shardsOf);
     var best = new Float64Array(this.n), state = new Uint8Array(this.n), touched = [], self = this;
@@ -351,7 +354,7 @@
       }
     });
     var full = touched.filter(function (d) { return state[d] === 2; });
-    return ordered(full, touched.filter(function (d) { return state[d] === 1; }), best);
+    return ordered(full, full.length < RELAX_BELOW ? touched.filter(function (d) { return state[d] === 1; }) : [], best);
   };
 
   // {docs, scores, full}: `full` then `partial`, each best first, ties in site order (one numeric sort
