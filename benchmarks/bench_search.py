@@ -98,6 +98,14 @@ def resolved(corpus: Path):  # type: ignore[no-untyped-def]
     return entries, config.language
 
 
+def _synonyms(corpus: Path) -> tuple[tuple[str, ...], ...]:
+    """The search synonyms a build of ``corpus`` puts in the manifest."""
+    from papernotes.config import load_config, load_site_taxonomy
+
+    config, _ = load_config(corpus)
+    return load_site_taxonomy(corpus, config).synonyms
+
+
 def _cpu_seconds() -> float:
     import resource
 
@@ -113,6 +121,7 @@ def index_child(corpus: Path, runs: int, only_cold: bool = False) -> dict[str, o
     from papernotes.site.search.store import SearchStore
 
     found, lang = resolved(corpus)
+    synonyms = _synonyms(corpus)
     out: dict[str, object] = {"notes": len(found)}
     with tempfile.TemporaryDirectory() as tmp:
         cold, cold_cpu = [], []
@@ -120,7 +129,7 @@ def index_child(corpus: Path, runs: int, only_cold: bool = False) -> dict[str, o
             cache = Path(tmp) / f"cold{i}"
             cpu = _cpu_seconds()
             started = time.perf_counter()
-            files = search_files(found, corpus_bodies(corpus), cache, lang)
+            files = search_files(found, corpus_bodies(corpus), cache, lang, synonyms=synonyms)
             cold.append(time.perf_counter() - started)
             cold_cpu.append(_cpu_seconds() - cpu)
         out["cold"] = cold
@@ -128,13 +137,13 @@ def index_child(corpus: Path, runs: int, only_cold: bool = False) -> dict[str, o
         if only_cold:
             return out
         started = time.perf_counter()
-        search_files(found, corpus_bodies(corpus), cache, lang)
+        search_files(found, corpus_bodies(corpus), cache, lang, synonyms=synonyms)
         out["noop"] = time.perf_counter() - started
         with SearchStore(cache / "search.sqlite") as store, store.db:
             store.db.execute("DELETE FROM meta WHERE key = 'base'")
             store.db.execute("DELETE FROM shards")
         started = time.perf_counter()
-        search_files(found, corpus_bodies(corpus), cache, lang)
+        search_files(found, corpus_bodies(corpus), cache, lang, synonyms=synonyms)
         out["recut"] = time.perf_counter() - started
         edited = bb.note_to_edit(corpus)
         original = edited.read_bytes()
@@ -148,7 +157,7 @@ def index_child(corpus: Path, runs: int, only_cold: bool = False) -> dict[str, o
             assert after is not None
             out["edit_writes"] = len(after.changes(files.digests)[0])
             started = time.perf_counter()  # a build that re-planned the site: every entry
-            search_files(changed, corpus_bodies(corpus), cache, lang)
+            search_files(changed, corpus_bodies(corpus), cache, lang, synonyms=synonyms)
             out["edit_full"] = time.perf_counter() - started
         finally:
             edited.write_bytes(original)
