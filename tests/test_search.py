@@ -405,7 +405,8 @@ def test_a_chinese_query_also_finds_what_its_synonyms_find(tmp_path: Path) -> No
     assert manifest["synonyms"][-1] == ["神经求解器", "neural solver"]  # the site's own group
     core = Core(site)
     assert core.alternatives("偏微分 方程") == ["PDE", "partial differential equation"]
-    assert core.alternatives("PDE") == []  # an English term or acronym is not expanded
+    assert core.alternatives("PDE") == []  # one English word or acronym is not expanded
+    assert core.alternatives("Partial  differential equation") == ["偏微分方程", "PDE"]  # a phrase is
     # the note that writes 偏微分方程 first, then the one whose title says PDE (and the ODE note, which has
     # three of the four bigrams of 偏微分方程)
     assert titles(site, core.search_all("偏微分方程"))[:2] == ["zh", "en"]

@@ -329,13 +329,15 @@
     return ordered(full, least < want ? partial : [], total);
   };
 
-  // The other terms of the synonym groups a Chinese `query` is a term of, the first SYNONYMS of them
-  // (each costs the shards of its words; more did not rank better), none when it is in no group.
-  // Only Chinese queries are expanded: notes are Chinese text about papers with English titles, so
-  // 偏微分方程 gains the notes that write PDE, while an English term or acronym is already precise
-  // (expanding LoRA, SAE, PDE or Mamba let weaker notes into their top 10: BENCHMARKS.md).
+  // The other terms of the synonym groups `query` is a term of, the first SYNONYMS of them (each
+  // costs the shards of its words; more did not rank better), none when it is in no group. Only a
+  // Chinese query or one of two or more words is expanded: notes are Chinese text about papers with
+  // English titles, so 偏微分方程 gains the notes that write PDE, and "vision transformer" those that
+  // write ViT or 视觉Transformer, while one English word or acronym is already precise (expanding
+  // LoRA, SAE, PDE or Mamba let weaker notes into their top 10: BENCHMARKS.md).
   Index.prototype.alternatives = function (query) {
-    return CJK_CHAR.test(query) ? (this.synonyms[queryKey(query)] || []).slice(0, SYNONYMS) : [];
+    var expand = CJK_CHAR.test(query) || normalise(query).trim().split(/\s+/).length > 1;
+    return expand ? (this.synonyms[queryKey(query)] || []).slice(0, SYNONYMS) : [];
   };
 
   // Rank several queries that say the same thing (the typed one and its synonyms) as one: a document
