@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -10,11 +11,17 @@ import pytest
 import hostile_corpus
 from papernotes.corpus import load
 
-pytestmark = pytest.mark.skipif(not load._can_fork(), reason="the scan forks only on Linux with a second core")
+pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) > 1),
+                                reason="the scan forks only on Linux with a second core")
 
 
-def _scan(root: Path, split: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[load.SourceFile], list[load.Refused]]:
+def _scan(root: Path, split: int, monkeypatch: pytest.MonkeyPatch,
+          fork: bool = True) -> tuple[list[load.SourceFile], list[load.Refused]]:
+    """The scan of ``root``, shared once a level holds ``split`` folders. With ``fork``, whatever threads
+    earlier tests left in this process (the scan itself forks only when none runs: see the last test)."""
     monkeypatch.setattr(load, "SPLIT_FOLDERS", split)
+    if fork:
+        monkeypatch.setattr(load, "_can_fork", lambda: True)
     refused: list[load.Refused] = []
     files = sorted(load.scan(root, refused))
     return files, sorted(refused)
@@ -80,13 +87,13 @@ def test_a_failed_child_leaves_its_share_to_the_parent(hostile: Path, monkeypatc
 
 
 def test_no_fork_while_a_thread_runs(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    alone = _scan(hostile, 10**9, monkeypatch)
+    alone = _scan(hostile, 10**9, monkeypatch, fork=False)
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
         made = _forks(monkeypatch)
-        assert _scan(hostile, 2, monkeypatch) == alone
+        assert _scan(hostile, 2, monkeypatch, fork=False) == alone
         assert not made
     finally:
         stop.set()
