@@ -378,7 +378,7 @@ def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
         return starts, words
     step = np.diff(np.concatenate([[False], linked, [False]]).astype(np.int8))
     firsts, lasts = np.flatnonzero(step == 1).tolist(), np.flatnonzero(step == -1).tolist()
-    words += ["".join(words[a:b + 1]) for a, b in zip(firsts, lasts)]
+    words += ["".join(words[a:b + 1]) for a, b in zip(firsts, lasts, strict=True)]
     return np.concatenate([starts, starts[firsts]]), words
 
 
