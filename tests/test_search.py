@@ -414,6 +414,12 @@ def test_a_chinese_query_also_finds_what_its_synonyms_find(tmp_path: Path) -> No
     # the site's group: "Neural Solvers" has both words of its English term, "PDE Solvers" one of them
     assert titles(site, core.search_all("神经求解器")) == ["zh", "en"]
     assert titles(site, core.search_all("PDE")) == ["en"]
+    # an edited synonyms file is a new build, not "up to date"
+    (corpus / "synonyms.toml").write_text('[[synonyms]]\nterms = ["神经求解器", "neural solvers", "NS"]\n',
+                                          encoding="utf-8")
+    assert not build(corpus, site).up_to_date
+    manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))
+    assert manifest["synonyms"][-1] == ["神经求解器", "neural solvers", "NS"]
 
 
 def test_a_synonym_missing_a_word_adds_nothing_when_enough_notes_match(tmp_path: Path) -> None:

@@ -171,8 +171,9 @@ def test_taxonomy_and_theme_changes_rebuild(tmp_path: Path) -> None:
     (corpus / "theme/static/extra.css").write_text("body{}", encoding="utf-8")
     (corpus / "taxo").mkdir()
     (corpus / "taxo/domains.toml").write_text("", encoding="utf-8")
-    (corpus / "papernotes.toml").write_text('theme_dir = "theme"\n[taxonomy]\ndomains = ["taxo/domains.toml"]\n',
-                                            encoding="utf-8")
+    (corpus / "taxo/synonyms.toml").write_text("", encoding="utf-8")
+    (corpus / "papernotes.toml").write_text('theme_dir = "theme"\n[taxonomy]\ndomains = ["taxo/domains.toml"]\n'
+                                            'synonyms = ["taxo/synonyms.toml"]\n', encoding="utf-8")
     srv = DevServer(corpus, tmp_path / "site", port=0)
     srv.start()
     try:
@@ -181,5 +182,7 @@ def test_taxonomy_and_theme_changes_rebuild(tmp_path: Path) -> None:
         assert wait_for(lambda: "优化 ZQXV" in get(srv.url + "ICML2024/optimization/")[1])
         (corpus / "theme/static/extra.css").write_text("body{color:red} /* KQPL */", encoding="utf-8")
         assert wait_for(lambda: "KQPL" in get(srv.url + "assets/extra.css")[1])
+        (corpus / "taxo/synonyms.toml").write_text('[[synonyms]]\nterms = ["甲乙 WQZV", "wqzv"]\n', encoding="utf-8")
+        assert wait_for(lambda: "WQZV" in get(srv.url + "search/index.json")[1])
     finally:
         srv.stop()

@@ -30,6 +30,10 @@ class TaxonomyFiles(BaseModel):
     topics: list[str] = Field(default_factory=list, description="Topic files.")
     synonyms: list[str] = Field(default_factory=list, description="Search synonym files.")
 
+    def files(self) -> list[str]:
+        """Every site taxonomy file, relative to the corpus."""
+        return [*self.venues, *self.domains, *self.topics, *self.synonyms]
+
 
 class LLMConfig(BaseModel):
     """OpenAI-compatible endpoint used by ``papernotes draft --engine openai``."""
@@ -167,7 +171,7 @@ def load_site_taxonomy(corpus: Path, config: SiteConfig) -> Taxonomy:
     files = config.taxonomy
     missing = [
         error(str(corpus / CONFIG_NAME), 0, f"taxonomy file not found: {name}", "config")
-        for name in (*files.venues, *files.domains, *files.topics, *files.synonyms)
+        for name in files.files()
         if not (corpus / name).is_file()
     ]
     if missing:

@@ -89,7 +89,8 @@ def settings_stamp(root: Path) -> str:
     try:
         config = tomllib.loads(data.decode("utf-8-sig")) if data else {}
         files = config.get("taxonomy", {})
-        paths += [root / name for kind in ("venues", "domains", "topics", "synonyms") for name in files.get(kind, [])]
+        # every list of the table (venues, domains, topics, synonyms: the config model checks the keys)
+        paths += [root / name for names in files.values() if isinstance(names, list) for name in names]
         if config.get("theme_dir"):
             paths.append(root / str(config["theme_dir"]))
     except (ValueError, AttributeError, TypeError):

@@ -229,8 +229,7 @@ class DevServer(ThreadingHTTPServer):
         """Files whose change means a new builder: the config, taxonomy files (the theme is a folder)."""
         files = {self.corpus / CONFIG_NAME}
         if self.builder is not None:
-            tax = self.builder.project.config.taxonomy
-            files.update(self.corpus / name for name in (*tax.venues, *tax.domains, *tax.topics))
+            files.update(self.corpus / name for name in self.builder.project.config.taxonomy.files())
         return files
 
     def _theme_dir(self) -> Path | None:

@@ -498,7 +498,7 @@
 
   root.PapernotesSearch = {
     normalise: normalise, stem: stem, latinTerm: latinTerm, fieldTerms: fieldTerms, parseQuery: parseQuery,
-    decodeShard: decodeShard, queryKey: queryKey, shardFor: shardFor, shardsFor: shardsFor, Index: Index, highlights: highlights,
+    decodeShard: decodeShard, shardFor: shardFor, shardsFor: shardsFor, Index: Index, highlights: highlights,
     TOPIC: TOPIC
   };
 })(typeof window !== "undefined" ? window : globalThis);
