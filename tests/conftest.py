@@ -42,6 +42,21 @@ def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildR
     return site, result
 
 
+def watch_forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children this process forks from now on (``os.fork`` watched)."""
+    made: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return made
+
+
 _WORKER_TASK: dict = {}
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 import hostile_corpus
+from conftest import watch_forks
+from papernotes import forks
 from papernotes.corpus import load
 
 pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) > 1),
@@ -21,25 +23,10 @@ def _scan(root: Path, split: int, monkeypatch: pytest.MonkeyPatch,
     earlier tests left in this process (the scan itself forks only when none runs: see the last test)."""
     monkeypatch.setattr(load, "SPLIT_FOLDERS", split)
     if fork:
-        monkeypatch.setattr(load, "_can_fork", lambda: True)
+        monkeypatch.setattr(forks, "can_fork", lambda: True)
     refused: list[load.Refused] = []
     files = sorted(load.scan(root, refused))
     return files, sorted(refused)
-
-
-def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The children this process forks from now on."""
-    made: list[int] = []
-    real = os.fork
-
-    def fork() -> int:
-        pid = real()
-        if pid:
-            made.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
-    return made
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +37,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_shared_scan_finds_what_one_process_finds(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the hostile corpus: links in and out, loops, odd names, a FIFO, hidden and "_" folders
     alone = _scan(hostile, 10**9, monkeypatch)
-    made = _forks(monkeypatch)
+    made = watch_forks(monkeypatch)
     shared = _scan(hostile, 2, monkeypatch)
     assert made, "the scan did not share its folders"
     assert shared == alone
@@ -62,7 +49,7 @@ def test_a_hard_link_across_the_shares_is_read_once(tmp_path: Path, monkeypatch:
         (tmp_path / venue / "ml").mkdir(parents=True)
         (tmp_path / venue / "ml" / "note.md").write_text(f"---\ntitle: {venue}\n---\n", encoding="utf-8")
     os.link(tmp_path / "A2024/ml/note.md", tmp_path / "B2024/ml/twin.md")
-    made = _forks(monkeypatch)
+    made = watch_forks(monkeypatch)
     files, refused = _scan(tmp_path, 2, monkeypatch)
     assert made
     paths = [f.path for f in files]
@@ -92,7 +79,7 @@ def test_no_fork_while_a_thread_runs(hostile: Path, monkeypatch: pytest.MonkeyPa
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        made = _forks(monkeypatch)
+        made = watch_forks(monkeypatch)
         assert _scan(hostile, 2, monkeypatch, fork=False) == alone
         assert not made
     finally:
@@ -110,7 +97,7 @@ def test_an_interrupted_parent_leaves_no_child_behind(hostile: Path, monkeypatch
         real_walk(self, stack)
 
     monkeypatch.setattr(load._Walk, "walk", walk)
-    made = _forks(monkeypatch)
+    made = watch_forks(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         _scan(hostile, 2, monkeypatch)
     assert len(made) == 1

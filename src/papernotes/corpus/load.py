@@ -15,7 +15,6 @@ import os
 import re
 import signal
 import stat
-import sys
 from array import array
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from papernotes import forks
 from papernotes.cache import BuildCache, NoteRow, columns, decode_problem, encode_problem
 from papernotes.layout import CACHE_DIR
 from papernotes.corpus import limits
@@ -102,13 +102,6 @@ SPLIT_FOLDERS = 32
 50,000 ``stat`` calls are most of a no-op build."""
 
 
-def _can_fork() -> bool:
-    """Fork is cheap and safe here: Linux, a second core, and no thread that a child could inherit a lock of."""
-    threading = sys.modules.get("threading")  # not imported: no thread was started from Python
-    return (sys.platform.startswith("linux") and hasattr(os, "fork") and len(os.sched_getaffinity(0)) > 1
-            and (threading is None or threading.active_count() == 1))
-
-
 class _Walk:
     """One scan: note files by inode (a file reached twice is read once), folders seen, links to follow after
     the plain tree, refusals."""
@@ -144,7 +137,7 @@ class _Walk:
                 self.folder(prefix, directory, below)
             level = below
         level.sort()  # shares that do not depend on the order of listings
-        child = self.fork(level[1::2]) if level and _can_fork() else None
+        child = self.fork(level[1::2]) if level and forks.can_fork() else None
         if child is None:
             self.walk(level)
         else:
@@ -217,22 +210,12 @@ class _Walk:
 
     def fork(self, share: list[tuple[str, str]]) -> tuple[int, int] | None:
         """A child process that walks ``share`` and sends back what it found: ``(pid, pipe)``, or None."""
-        try:
-            read_end, write_end = os.pipe()
-        except OSError:
-            return None
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            return None
-        if pid:
-            os.close(write_end)
-            return pid, read_end
+        forked = forks.fork_with_pipe()
+        if forked is None or forked[0]:
+            return forked
+        write_end = forked[1]
         status = 1  # the child: nothing after this block runs in it, whatever happens
         try:
-            os.close(read_end)
             self.out, self.links, self.refused = {}, [], []
             self.walk(share)
             files = list(self.out.items())

@@ -33,7 +33,9 @@ from papernotes.testhooks import pause
 
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
     from papernotes.config import SiteConfig
+    from papernotes.corpus.model import Entry
     from papernotes.site.replan import SitePlan
+    from papernotes.site.search.background import Background
     from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
@@ -149,6 +151,7 @@ class Builder:
         self._theme = None
         self._theme_precompiled = False
         self._lists: tuple[str, dict[str, tuple[str, ...]]] | None = None
+        self._ahead: Background | None = None
 
     @property
     def project(self) -> Project:
@@ -164,6 +167,15 @@ class Builder:
         ``found``: a scan of the corpus made just before, used instead of scanning again.
         ``on_pages``: called once the changed pages are published, which for body edits is before
         their search entries are (``serve`` reloads the browser then)."""
+        try:
+            return self._build(strict, edited, found, on_pages)
+        finally:
+            if self._ahead is not None:  # the build failed before it took the index: stop its child
+                self._ahead.cancel()
+                self._ahead = None
+
+    def _build(self, strict: bool, edited: Collection[str] | None, found: Scan | None,
+               on_pages: Callable[[], None] | None) -> BuildResult:
         started = time.perf_counter()
         staging = self.staging
         staging.recover()  # finish a publish a crash interrupted before comparing with it
@@ -205,7 +217,8 @@ class Builder:
                     plan = replan.plan_scoped(project, loaded, cache, site, changed, removed, previous,
                                               staging.out / MANIFEST_NAME)
                 if plan is None:
-                    plan = replan.plan_whole(project, loaded, cache, strict)
+                    plan = replan.plan_whole(project, loaded, cache, strict, on_resolved=self._search_ahead)
+            pause("build.planned")
             result.notes, result.pages = plan.state.notes, plan.state.pages
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
@@ -236,6 +249,21 @@ class Builder:
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
+
+    def _search_ahead(self, entries: list[Entry]) -> None:
+        """Start the search index of the site language's edition in a forked process while the pages are
+        planned and rendered (``site/search/background.py`` says when; ``_render_and_publish`` takes it if
+        that edition shows these very entries)."""
+        from papernotes.site.search import corpus_bodies
+        from papernotes.site.search.background import Background
+
+        project = self.project
+        if self.cache_file is None or self.workers < 2:  # -j 1: one process
+            return
+        lang, where = project.config.language, self.cache_file.parent
+        if len(project.config.editions) > 1:  # each edition its own store (as _render_and_publish has them)
+            where = where / "editions" / lang
+        self._ahead = Background.start(entries, corpus_bodies(project.root), where, lang, project.taxonomy.synonyms)
 
     def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
         result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
@@ -303,8 +331,13 @@ class Builder:
                     where = search_dir / "editions" / lang if search_dir is not None and plan.other_editions else search_dir
                     if where is not None:
                         where.mkdir(parents=True, exist_ok=True)
-                    searches.append((prefix, search_files(entries, read_body, where, lang, self.workers,
-                                                           synonyms=project.taxonomy.synonyms)))
+                    files = None
+                    if not prefix and self._ahead is not None:  # made by a forked process meanwhile
+                        files, self._ahead = self._ahead.result(entries), None
+                    if files is None:
+                        files = search_files(entries, read_body, where, lang, self.workers,
+                                             synonyms=project.taxonomy.synonyms)
+                    searches.append((prefix, files))
             self._stage_searches(searches, cache)
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)

@@ -101,8 +101,10 @@ def resolve_all(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tu
     return entries, problems
 
 
-def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool) -> SitePlan:
-    """Resolve and plan every page."""
+def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool,
+               on_resolved: Callable[[list[Entry]], None] | None = None) -> SitePlan:
+    """Resolve and plan every page; ``on_resolved`` is given the site's entries as soon as they are known
+    (the build starts their search index then)."""
     from papernotes.site.plan import SiteIndex, plan_site
     from papernotes.site.related import cached_related, note_inputs
 
@@ -110,6 +112,8 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     errors = [d for d in [*loaded.diagnostics, *problems] if d.is_error]
     if strict and errors:
         raise BuildError(f"{len(errors)} error(s) in the corpus; nothing was written (--strict)", errors)
+    if on_resolved is not None:
+        on_resolved(entries if len(project.config.editions) == 1 else _site_edition_entries(project, loaded, entries))
     related = cached_related(note_inputs(entries), cache)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
@@ -131,6 +135,15 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     return SitePlan(pages, True, state, list(rows.values()), list(default.entries), default.urls,
                     related=related.digest, editions=editions,
                     other_editions=tuple((prefix, lang, list(ix.entries)) for prefix, lang, ix in others))
+
+
+def _site_edition_entries(project: Project, loaded: LoadedCorpus, entries: list[Entry]) -> list[Entry]:
+    """The entries the site language's edition shows (as ``_plan_editions`` makes them)."""
+    from papernotes.site.editions import edition_entries, site_editions, translations
+
+    found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
+    return edition_entries(entries, found, site_editions(project.config.editions)[0],
+                           project.config.untranslated == "hide")
 
 
 def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],

@@ -1,0 +1,52 @@
+"""When a build may fork a helper process, and how that helper dies with the build.
+
+The scan (``corpus/load.py``) and the search index of a first build
+(``site/search/background.py``) each hand part of their work to a forked child.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def can_fork() -> bool:
+    """Fork is cheap and safe here: Linux, a second core, and no thread that a child could inherit a lock of."""
+    threading = sys.modules.get("threading")  # not imported: no thread was started from Python
+    return (sys.platform.startswith("linux") and hasattr(os, "fork") and len(os.sched_getaffinity(0)) > 1
+            and (threading is None or threading.active_count() == 1))
+
+
+def fork_with_pipe() -> tuple[int, int] | None:
+    """Fork, with a pipe from the child to the parent: ``(0, write end)`` in the child, ``(child's pid,
+    read end)`` in the parent; None, and nothing forked, when the system refuses a pipe or a process."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid:
+        os.close(write_end)
+        return pid, read_end
+    try:  # the child: whatever happens, it returns to the caller's block that ends it
+        os.close(read_end)
+    except OSError:
+        pass
+    return 0, write_end
+
+
+def die_with_parent(parent: int) -> None:
+    """In a forked child: be killed when ``parent`` dies (Linux ``PR_SET_PDEATHSIG``), so that a build
+    killed with ``kill -9`` leaves no helper writing its cache behind it."""
+    import ctypes
+
+    PR_SET_PDEATHSIG = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(1)

@@ -1,0 +1,162 @@
+"""A first build's search index, made by a forked process while the pages are planned and rendered."""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import EXAMPLES, watch_forks
+from papernotes import forks
+from papernotes.site import build as build_module
+from papernotes.site.build import build
+from papernotes.site.search import background
+
+pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) > 1),
+                                reason="the index is made beside the pages only on Linux with a second core")
+
+
+def _tree(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _corpus(tmp_path: Path, name: str) -> Path:
+    corpus = tmp_path / name
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    return corpus
+
+
+def _taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """For each index the build took from a child: whether the child delivered one."""
+    taken: list[bool] = []
+    real = background.Background.result
+
+    def result(self: background.Background, entries: list) -> object:
+        found = real(self, entries)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(background.Background, "result", result)
+    return taken
+
+
+@pytest.fixture()
+def control(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The examples built with the index made after the pages, as before."""
+    base = tmp_path_factory.mktemp("control")
+    corpus = _corpus(base, "corpus")
+    build(corpus, base / "site")
+    return _tree(base / "site")
+
+
+@pytest.fixture()
+def ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The examples (47 notes) made in the background, whatever threads earlier tests left behind."""
+    monkeypatch.setattr(background, "BACKGROUND_NOTES", (1, 10**6))
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+
+
+def test_the_index_made_beside_the_pages_is_the_one_made_after_them(
+        ahead: None, control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus = _corpus(tmp_path, "corpus")
+    made, taken = watch_forks(monkeypatch), _taken(monkeypatch)
+    build(corpus, tmp_path / "site")
+    assert made and taken == [True]
+    assert _tree(tmp_path / "site") == control
+    # the store the child wrote serves the next build's body edit
+    note = next(p for p in sorted(corpus.rglob("*.md"))  # a Chinese original, shown by the site language's edition
+                if not p.name.endswith((".en.md", ".zh.md")) and not p.with_suffix(".zh.md").exists())
+    note.write_text(note.read_text(encoding="utf-8") + "\nzyxwvutsrq appended.\n", encoding="utf-8")
+    again = build(corpus, tmp_path / "site")
+    assert again.rendered >= 1
+    manifest = (tmp_path / "site" / "search" / "index.json").read_bytes()
+    assert b'"delta":true' in manifest  # the edit went into a delta on the child's shards
+
+
+def test_a_failed_child_leaves_the_index_to_the_build(
+        ahead: None, control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> object:
+        raise MemoryError("the child cannot make the index")
+
+    monkeypatch.setattr(background, "search_files", broken)  # what the child calls, not what the build calls
+    taken = _taken(monkeypatch)
+    build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    assert taken == [False]
+    assert _tree(tmp_path / "site") == control
+
+
+def test_a_failed_build_stops_and_reaps_its_child(ahead: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build_module.Builder, "_render_and_publish", interrupted)
+    made = watch_forks(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    assert made
+    for pid in made:
+        with pytest.raises(ChildProcessError):  # reaped: nothing left running or waiting on a pipe
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_small_corpora_make_their_index_after_the_pages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+    taken = _taken(monkeypatch)
+    build(_corpus(tmp_path, "corpus"), tmp_path / "site")  # 47 notes: below BACKGROUND_NOTES
+    assert taken == []
+
+
+def test_one_job_is_one_process(ahead: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    taken = _taken(monkeypatch)
+    build(_corpus(tmp_path, "corpus"), tmp_path / "site", workers=1)
+    assert taken == []
+
+
+def _state(pid: int) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "gone"
+    return next(line.split()[1] for line in status.splitlines() if line.startswith("State:"))
+
+
+@pytest.mark.timeout(300)
+def test_a_build_killed_with_kill_9_takes_its_child_with_it(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("synth", Path(__file__).parents[1] / "benchmarks" / "synth.py")
+    assert spec is not None and spec.loader is not None
+    synth = sys.modules["synth"] = importlib.util.module_from_spec(spec)  # its dataclasses look it up there
+    spec.loader.exec_module(synth)
+    corpus = tmp_path / "corpus"
+    synth.generate(corpus, background.BACKGROUND_NOTES[0] + 40, seed=5)
+    marker = tmp_path / "paused"  # the child stops there, before it opens the search store
+    env = {**os.environ, "PAPERNOTES_PAUSE_AT": "search.background", "PAPERNOTES_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen([sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(tmp_path / "site"),
+                             "-q"], env=env)
+    child = 0
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() or not marker.read_text().endswith("\n"):
+            assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without starting its index"
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        child = int(marker.read_text().split()[0])
+        assert child != proc.pid and f"PPid:\t{proc.pid}\n" in Path(f"/proc/{child}/status").read_text()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while _state(child) not in ("Z", "gone"):
+            assert time.monotonic() < deadline, "the child outlived the build"
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+        if child and _state(child) not in ("Z", "gone"):
+            os.kill(child, signal.SIGKILL)
