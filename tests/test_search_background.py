@@ -16,6 +16,7 @@ import pytest
 from conftest import EXAMPLES, watch_forks
 from papernotes import forks
 from papernotes.site import build as build_module
+from papernotes.site import replan
 from papernotes.site.build import build
 from papernotes.site.search import background
 
@@ -69,7 +70,7 @@ def test_the_index_made_beside_the_pages_is_the_one_made_after_them(
     corpus = _corpus(tmp_path, "corpus")
     made, taken = watch_forks(monkeypatch), _taken(monkeypatch)
     build(corpus, tmp_path / "site")
-    assert made and taken == [True]
+    assert made and taken == [True, True]  # the zh and en editions
     assert _tree(tmp_path / "site") == control
     # the store the child wrote serves the next build's body edit
     note = next(p for p in sorted(corpus.rglob("*.md"))  # a Chinese original, shown by the site language's edition
@@ -89,7 +90,21 @@ def test_a_failed_child_leaves_the_index_to_the_build(
     monkeypatch.setattr(background, "search_files", broken)  # what the child calls, not what the build calls
     taken = _taken(monkeypatch)
     build(_corpus(tmp_path, "corpus"), tmp_path / "site")
-    assert taken == [False]
+    assert taken == [False, False]
+    assert _tree(tmp_path / "site") == control
+
+
+def test_a_child_given_other_entries_leaves_the_index_to_the_build(
+        ahead: None, control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = replan._edition_entries
+
+    def one_note_short(*args: object) -> list:
+        return [(prefix, lang, entries[1:] if prefix else entries) for prefix, lang, entries in real(*args)]
+
+    monkeypatch.setattr(replan, "_edition_entries", one_note_short)  # what the children are given
+    taken = _taken(monkeypatch)
+    build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    assert taken == [True, False]  # the en edition's child indexed other entries than the edition shows
     assert _tree(tmp_path / "site") == control
 
 

@@ -151,7 +151,8 @@ class Builder:
         self._theme = None
         self._theme_precompiled = False
         self._lists: tuple[str, dict[str, tuple[str, ...]]] | None = None
-        self._ahead: Background | None = None
+        self._ahead: dict[str, Background] = {}
+        """Search indexes being made by forked processes, by edition prefix."""
 
     @property
     def project(self) -> Project:
@@ -170,9 +171,9 @@ class Builder:
         try:
             return self._build(strict, edited, found, on_pages)
         finally:
-            if self._ahead is not None:  # the build failed before it took the index: stop its child
-                self._ahead.cancel()
-                self._ahead = None
+            for ahead in self._ahead.values():  # the build failed before it took an index: stop its child
+                ahead.cancel()
+            self._ahead.clear()
 
     def _build(self, strict: bool, edited: Collection[str] | None, found: Scan | None,
                on_pages: Callable[[], None] | None) -> BuildResult:
@@ -250,20 +251,22 @@ class Builder:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _search_ahead(self, entries: list[Entry]) -> None:
-        """Start the search index of the site language's edition in a forked process while the pages are
-        planned and rendered (``site/search/background.py`` says when; ``_render_and_publish`` takes it if
-        that edition shows these very entries)."""
+    def _search_ahead(self, editions: list[tuple[str, str, list[Entry]]]) -> None:
+        """Start each edition's search index in a forked process while the pages are planned and rendered
+        (``site/search/background.py`` says when; ``_render_and_publish`` takes an index if its edition
+        shows those very entries)."""
         from papernotes.site.search import corpus_bodies
         from papernotes.site.search.background import Background
 
         project = self.project
         if self.cache_file is None or self.workers < 2:  # -j 1: one process
             return
-        lang, where = project.config.language, self.cache_file.parent
-        if len(project.config.editions) > 1:  # each edition its own store (as _render_and_publish has them)
-            where = where / "editions" / lang
-        self._ahead = Background.start(entries, corpus_bodies(project.root), where, lang, project.taxonomy.synonyms)
+        for prefix, lang, entries in editions:
+            # each edition its own store on a site with several (as _render_and_publish has them)
+            where = self.cache_file.parent / "editions" / lang if len(editions) > 1 else self.cache_file.parent
+            ahead = Background.start(entries, corpus_bodies(project.root), where, lang, project.taxonomy.synonyms)
+            if ahead is not None:
+                self._ahead[prefix] = ahead
 
     def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
         result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
@@ -331,9 +334,8 @@ class Builder:
                     where = search_dir / "editions" / lang if search_dir is not None and plan.other_editions else search_dir
                     if where is not None:
                         where.mkdir(parents=True, exist_ok=True)
-                    files = None
-                    if not prefix and self._ahead is not None:  # made by a forked process meanwhile
-                        files, self._ahead = self._ahead.result(entries), None
+                    ahead = self._ahead.pop(prefix, None)  # made by a forked process meanwhile?
+                    files = ahead.result(entries) if ahead is not None else None
                     if files is None:
                         files = search_files(entries, read_body, where, lang, self.workers,
                                              synonyms=project.taxonomy.synonyms)

@@ -102,9 +102,9 @@ def resolve_all(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tu
 
 
 def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict: bool,
-               on_resolved: Callable[[list[Entry]], None] | None = None) -> SitePlan:
-    """Resolve and plan every page; ``on_resolved`` is given the site's entries as soon as they are known
-    (the build starts their search index then)."""
+               on_resolved: Callable[[list[tuple[str, str, list[Entry]]]], None] | None = None) -> SitePlan:
+    """Resolve and plan every page; ``on_resolved`` is given each edition's ``(URL prefix, language,
+    entries)`` as soon as they are known (the build starts their search indexes then)."""
     from papernotes.site.plan import SiteIndex, plan_site
     from papernotes.site.related import cached_related, note_inputs
 
@@ -113,7 +113,8 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     if strict and errors:
         raise BuildError(f"{len(errors)} error(s) in the corpus; nothing was written (--strict)", errors)
     if on_resolved is not None:
-        on_resolved(entries if len(project.config.editions) == 1 else _site_edition_entries(project, loaded, entries))
+        on_resolved([("", project.config.language, entries)] if len(project.config.editions) == 1
+                    else _edition_entries(project, loaded, entries))
     related = cached_related(note_inputs(entries), cache)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
@@ -137,13 +138,15 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
                     other_editions=tuple((prefix, lang, list(ix.entries)) for prefix, lang, ix in others))
 
 
-def _site_edition_entries(project: Project, loaded: LoadedCorpus, entries: list[Entry]) -> list[Entry]:
-    """The entries the site language's edition shows (as ``_plan_editions`` makes them)."""
+def _edition_entries(project: Project, loaded: LoadedCorpus,
+                     entries: list[Entry]) -> list[tuple[str, str, list[Entry]]]:
+    """``(URL prefix, language, entries)`` of each edition (the entries ``_plan_editions`` plans)."""
     from papernotes.site.editions import edition_entries, site_editions, translations
 
     found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
-    return edition_entries(entries, found, site_editions(project.config.editions)[0],
-                           project.config.untranslated == "hide")
+    hide = project.config.untranslated == "hide"
+    return [(edition.prefix, edition.lang, edition_entries(entries, found, edition, hide))
+            for edition in site_editions(project.config.editions)]
 
 
 def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],

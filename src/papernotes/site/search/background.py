@@ -1,13 +1,14 @@
 """Search stage, beside the rest of a first build: ``search_files`` in a forked process.
 
 A first build of a few thousand notes used to make its search index after its
-pages (~2.5 s at 3,248 notes), while the steps before the render (related papers,
-the plan: ~3 s) keep only one of two cores busy. ``Background.start`` forks as soon
-as the notes are resolved; the child builds the index in its own process and sends
-the files back, and the build takes them when it stages the search files. The
-index is the same one ``search_files`` makes in the build's process (the child runs
-that function on the same entries); a child that failed or was not started only
-means that the build makes it itself.
+pages (~2.5 s at 3,248 notes, per edition), while the steps before the render
+(related papers, the plan: ~3 s) keep only one of two cores busy. As soon as the
+notes are resolved, ``Background.start`` forks a child per edition; the child
+makes the edition's index in its own process and sends the files back, and the
+build takes them when it stages the search files. The index is the one
+``search_files`` makes in the build's process: the child runs that function, and
+the build takes its files only if the edition shows equal entries. A child that
+failed, or was not started, only means that the build makes the index itself.
 
 Only between ``BACKGROUND_NOTES`` notes: below, there is too little to gain; above,
 the child's index and the parent's related-papers model together would pass the
