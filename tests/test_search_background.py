@@ -20,8 +20,13 @@ from papernotes.site import replan
 from papernotes.site.build import build
 from papernotes.site.search import background
 
-pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) > 1),
-                                reason="the index is made beside the pages only on Linux with a second core")
+pytestmark = [
+    pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) > 1),
+                       reason="the index is made beside the pages only on Linux with a second core"),
+    # the tests fork even if earlier tests left threads behind: a child stuck on a lock one of them held
+    # would leave its build waiting on the pipe, so a test fails after this long instead
+    pytest.mark.timeout(300),
+]
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -143,7 +148,6 @@ def _state(pid: int) -> str:
     return next(line.split()[1] for line in status.splitlines() if line.startswith("State:"))
 
 
-@pytest.mark.timeout(300)
 def test_a_build_killed_with_kill_9_takes_its_child_with_it(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("synth", Path(__file__).parents[1] / "benchmarks" / "synth.py")
     assert spec is not None and spec.loader is not None
