@@ -1,9 +1,11 @@
 """The corpus scan: a large tree is shared with a forked process and finds exactly what one process finds."""
 from __future__ import annotations
 
+import marshal
 import os
 import sys
 import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -65,7 +67,8 @@ def test_a_failed_child_leaves_its_share_to_the_parent(hostile: Path, monkeypatc
     def broken(*args: object) -> object:
         raise MemoryError("the child cannot pack what it found")
 
-    monkeypatch.setattr(load, "array", broken)  # used by the child to send its files, not by the parent's walk
+    # the child packs what it found with marshal.dumps; the parent only unpacks
+    monkeypatch.setattr(load, "marshal", types.SimpleNamespace(dumps=broken, loads=marshal.loads))
     merged: list[bool] = []
     real_merge = load._Walk.merge
     monkeypatch.setattr(load._Walk, "merge", lambda self, *a: merged.append(real_merge(self, *a)) or merged[-1])

@@ -218,9 +218,7 @@ class _Walk:
         try:
             self.out, self.links, self.refused = {}, [], []
             self.walk(share)
-            files = list(self.out.items())
-            found = ([key for key, _ in files], "\0".join([f[0] for _, f in files]),
-                     array("q", [f[1] for _, f in files]).tobytes(), array("q", [f[2] for _, f in files]).tobytes(),
+            found = (list(self.out), *columns(list(self.out.values())),
                      list(self.seen_dirs.items()), self.links, [tuple(r) for r in self.refused])
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(marshal.dumps(found))
