@@ -182,8 +182,10 @@ class BuildCache:
         self.close()
 
     # -- notes: one row per file; the parse record is marshalled (fast to load) and decoded on demand
-    def stale_notes(self, files: Sequence[tuple[str, int, int]]) -> tuple[list[Any], list[str]]:
+    def stale_notes(self, files: Sequence[tuple[str, int, int]],
+                    packed: tuple[str, bytes, bytes] | None = None) -> tuple[list[Any], list[str]]:
         """The ``(path, mtime_ns, size)`` files whose row differs or is missing, and the paths of rows with no file.
+        ``packed``: ``columns(files)``, when the caller has them.
 
         Compared with the scan the rows were last saved with (three columns in one blob: the
         same paths in the same order is one string comparison, then one pass over two integer
@@ -192,7 +194,7 @@ class BuildCache:
         snapshot = self.load_blob(_SCANNED)
         if snapshot is not None:
             old_paths, old_mtimes, old_sizes = snapshot
-            paths, mtimes, sizes = columns(files)
+            paths, mtimes, sizes = packed or columns(files)
             if paths == old_paths:
                 if mtimes == old_mtimes and sizes == old_sizes:
                     return [], []
@@ -264,14 +266,13 @@ class BuildCache:
                 for path, blob in self.db.execute("SELECT path, problems FROM notes WHERE problems IS NOT NULL")}
 
     def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = (),
-                   scanned: Sequence[tuple[str, int, int]] | None = None) -> None:
+                   scanned: tuple[str, bytes, bytes] | None = None) -> None:
         """Store the rows of ``changed`` notes and drop ``removed`` ones. ``scanned``: every file, as the
-        scan that found the changes saw them (the rows now match it); without it (some files only) the
-        last scan no longer describes the rows and is forgotten."""
+        scan that found the changes saw them (the rows now match it), as ``columns``; without it (some
+        files only) the last scan no longer describes the rows and is forgotten."""
         with self.db:
             if scanned is not None:
-                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",
-                                (_SCANNED, marshal.dumps(columns(scanned))))
+                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (_SCANNED, marshal.dumps(scanned)))
             else:
                 self.db.execute("DELETE FROM blobs WHERE key = ?", (_SCANNED,))
             self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", (

@@ -457,6 +457,8 @@ class Scan:
     """Equal digests mean no file was added, removed or modified (by mtime and size)."""
     refused: tuple[Refused, ...] = ()
     """Entries not read (links out of the corpus, loops, dangling links, unshowable names), in path order."""
+    columns: tuple[str, bytes, bytes] | None = None
+    """``files`` as ``cache.columns`` (made once for the digest; the parse cache compares and stores them)."""
 
 
 def scan_corpus(root: Path) -> Scan:
@@ -465,14 +467,16 @@ def scan_corpus(root: Path) -> Scan:
     refused: list[Refused] = []
     files = sorted(scan(root, refused))  # tuples: by path first
     refused.sort()
-    return Scan(files, scan_digest(files, refused), tuple(refused))
+    packed = columns(files)
+    return Scan(files, scan_digest(files, refused, packed), tuple(refused), packed)
 
 
-def scan_digest(files: list[SourceFile], refused: list[Refused]) -> str:
-    """Changes when a file is added, removed or modified (by mtime and size), or a refusal changes."""
+def scan_digest(files: list[SourceFile], refused: list[Refused], packed: tuple[str, bytes, bytes] | None = None) -> str:
+    """Changes when a file is added, removed or modified (by mtime and size), or a refusal changes.
+    ``packed``: ``columns(files)``, when the caller has them."""
     digest = hashlib.blake2b(digest_size=16)
     if files:
-        for column in columns(files):  # hashed whole
+        for column in packed or columns(files):  # hashed whole
             digest.update(column.encode("utf-8", "surrogatepass") if isinstance(column, str) else column)
     digest.update("\n".join([f"{r.path}\0{r.mtime_ns}\0{r.size}\0{r.message}\0{r.is_error}"
                               for r in refused]).encode("utf-8", "surrogatepass"))
@@ -488,15 +492,16 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found
     scanned = found or scan_corpus(root)
     refused = {r.path: r for r in scanned.refused}
     files = sorted([*scanned.files, *(SourceFile(r.path, r.mtime_ns, r.size) for r in refused.values())])
+    packed = scanned.columns if not refused and scanned.columns is not None else columns(files)
     workers = workers or os.cpu_count() or 1
-    stale, removed = cache.stale_notes(files)
+    stale, removed = cache.stale_notes(files, packed)
     fresh = _parse_files(root, [f.path for f in stale if f.path not in refused], workers)
     for f in stale:
         if (r := refused.get(f.path)) is not None:
             fresh[f.path] = (None, [(error if r.is_error else warning)(r.path, 0, r.message, "scan")], "")
     if fresh or removed or not cache.has_scan():
         cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
-                          for f in stale}, removed, scanned=files)
+                          for f in stale}, removed, scanned=packed)
     return LoadedCorpus(root, fresh, tuple(removed), cache)
 
 
