@@ -38,6 +38,37 @@ def test_self_and_duplicates_of_the_same_paper_are_left_out() -> None:
     assert "f.md" not in rows.get("a.md", ())  # nothing in common: never listed
 
 
+def test_the_cache_keeps_the_lists_packed_and_gives_back_the_same(tmp_path: Path) -> None:
+    from papernotes.cache import BuildCache
+    from papernotes.site.related import (
+        PackedRows,
+        cached_related,
+        compute,
+        mark_published,
+        published_related,
+        rows_by_path,
+    )
+
+    notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(40)]
+    notes.append(note("zz-alone.md", "Quokka", "nothing shared"))  # no neighbour: left out, as by rows_by_path
+    outcome = compute(notes)
+    expected = rows_by_path(outcome)
+    packed = PackedRows(*PackedRows.pack(outcome))
+    assert dict(packed) == dict(packed.items()) == expected and len(packed) == len(expected)
+    assert "zz-alone.md" not in packed and packed.get("missing.md") is None
+    assert all(packed[path] == row for path, row in expected.items())
+    # through the cache: a second call on the same inputs reads the packed lists back, equal
+    inputs = [(n.path, n.path, n.path, (), "") for n in notes]
+    with BuildCache(tmp_path / "cache.sqlite") as cache:
+        first = cached_related(inputs, cache)
+        again = cached_related(inputs, cache)
+        assert first.computed and not again.computed and isinstance(again.rows, PackedRows)
+        assert dict(again.rows) == dict(first.rows)
+        assert published_related(cache, "site") is None  # never published
+        mark_published(cache, "site", first.digest)
+        assert dict(published_related(cache, "site") or {}) == dict(first.rows)
+
+
 def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     rows = related(notes)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -150,7 +150,7 @@ class Builder:
         self._project: Project | None = None
         self._theme = None
         self._theme_precompiled = False
-        self._lists: tuple[str, dict[str, tuple[str, ...]]] | None = None
+        self._lists: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
         self._ahead: dict[str, Background] = {}
         """Search indexes being made by forked processes, by edition prefix."""
 
@@ -276,7 +276,7 @@ class Builder:
         result.seconds = time.perf_counter() - started
         return result
 
-    def _related_lists(self, cache: BuildCache, site: str) -> dict[str, tuple[str, ...]] | None:
+    def _related_lists(self, cache: BuildCache, site: str) -> Mapping[str, tuple[str, ...]] | None:
         """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
         from papernotes.site.related import SITE_BLOB, published_related
 

@@ -30,7 +30,9 @@ import hashlib
 import math
 import re
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -110,6 +112,51 @@ def rows_by_path(outcome: Outcome) -> dict[str, tuple[str, ...]]:
     return {paths[i]: tuple(paths[b] for b in row) for i, row in enumerate(outcome.rows) if row}
 
 
+class PackedRows(Mapping[str, tuple[str, ...]]):
+    """``rows_by_path`` as the cache keeps it: every note's path (sorted) and ``NEIGHBOURS`` indices into them
+    per note (-1 for none). Rows are decoded when asked for: a body edit reads the lists of the notes it
+    changed, not 50,000 of them (unmarshalling those as tuples of paths took ~0.1 s)."""
+
+    def __init__(self, paths: Sequence[str], flat: bytes) -> None:
+        self._paths = paths
+        self._flat = array("i")
+        self._flat.frombytes(flat)
+        self._len: int | None = None
+
+    @staticmethod
+    def pack(outcome: Outcome) -> tuple[tuple[str, ...], bytes]:
+        flat = array("i", [-1]) * (NEIGHBOURS * len(outcome.paths))
+        for i, row in enumerate(outcome.rows):
+            if row:
+                flat[i * NEIGHBOURS:i * NEIGHBOURS + len(row)] = array("i", row)
+        return outcome.paths, flat.tobytes()
+
+    def _row(self, i: int) -> tuple[str, ...]:
+        paths = self._paths
+        return tuple([paths[b] for b in self._flat[i * NEIGHBOURS:(i + 1) * NEIGHBOURS] if b >= 0])
+
+    def __getitem__(self, path: str) -> tuple[str, ...]:
+        i = bisect_left(self._paths, path)
+        if i < len(self._paths) and self._paths[i] == path and self._flat[i * NEIGHBOURS] >= 0:
+            return self._row(i)
+        raise KeyError(path)
+
+    def _kept(self) -> Iterator[int]:
+        flat = self._flat
+        return (i for i in range(len(self._paths)) if flat[i * NEIGHBOURS] >= 0)
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self._paths.__getitem__, self._kept())
+
+    def __len__(self) -> int:
+        if self._len is None:
+            self._len = sum(1 for _ in self._kept())
+        return self._len
+
+    def items(self) -> Iterator[tuple[str, tuple[str, ...]]]:  # type: ignore[override]
+        return ((self._paths[i], self._row(i)) for i in self._kept())
+
+
 def compute(notes: list[RelatedInput], previous: Any = None) -> Outcome:
     """Score every row, or with ``previous`` (``related_update.Previous``) only the rows an edit can change.
 
@@ -148,7 +195,7 @@ TERMS_BLOB = "related-terms"
 STATE_BLOB = "related-state"
 """Cache blob: what the next update needs of the last computation (paths, input digests, norms, rows, candidates)."""
 ROWS_BLOB = "related-rows"
-"""Cache blob: (digest of every note's inputs, path -> neighbour paths) of the last computation."""
+"""Cache blob: the digest of every note's inputs and the lists of the last computation (``PackedRows.pack``)."""
 SITE_BLOB = "related-site:"
 """Cache blob per site: the inputs digest of the lists its published pages show."""
 
@@ -157,7 +204,7 @@ SITE_BLOB = "related-site:"
 class Related:
     """The related-papers lists of one build."""
 
-    rows: dict[str, tuple[str, ...]]
+    rows: Mapping[str, tuple[str, ...]]
     """Note path -> neighbour paths, best first."""
     digest: str
     """Digest of every note's inputs: equal digests, equal lists."""
@@ -184,8 +231,8 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
     digests = {path: input_digest(title, summary, keywords, arxiv) for path, title, summary, keywords, arxiv in notes}
     digest = inputs_digest(digests)
     previous = cache.load_blob(ROWS_BLOB)
-    if previous is not None and previous[0] == digest:
-        return Related(previous[1], digest, False, 0)
+    if previous is not None and len(previous) == 3 and previous[0] == digest:
+        return Related(PackedRows(previous[1], previous[2]), digest, False, 0)
     known: dict[str, tuple[str, ...]] = cache.load_blob(TERMS_BLOB) or {}
     terms: dict[str, tuple[str, ...]] = {}
     inputs = []
@@ -211,17 +258,17 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
         cache.save_blob(TERMS_BLOB, terms)
     cache.save_blob(STATE_BLOB, (outcome.paths, tuple(digests[p] for p in outcome.paths), outcome.norms,
                                  outcome.rows, outcome.cands))
-    cache.save_blob(ROWS_BLOB, (digest, found_rows))
+    cache.save_blob(ROWS_BLOB, (digest, *PackedRows.pack(outcome)))
     return Related(found_rows, digest, True, outcome.recomputed)
 
 
-def published_related(cache: BlobStore, site: str) -> dict[str, tuple[str, ...]] | None:
+def published_related(cache: BlobStore, site: str) -> Mapping[str, tuple[str, ...]] | None:
     """The lists the published ``site`` shows, or ``None`` when the cache cannot say for sure
     (a later computation was never published, or a publish was interrupted)."""
     rows = cache.load_blob(ROWS_BLOB)
-    if rows is None or cache.load_blob(SITE_BLOB + site) != rows[0]:
+    if rows is None or len(rows) != 3 or cache.load_blob(SITE_BLOB + site) != rows[0]:
         return None
-    return rows[1]
+    return PackedRows(rows[1], rows[2])
 
 
 def mark_published(cache: BlobStore, site: str, digest: str) -> None:

@@ -281,7 +281,7 @@ def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
 
 def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
                  previous: Published,
-                 related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
+                 related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
                  ) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
     from papernotes.site.related import published_related
@@ -321,7 +321,7 @@ def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
 
 def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
                          previous: Published,
-                         related_lists: Callable[[BuildCache, str], dict[str, tuple[str, ...]] | None] | None = None,
+                         related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
                          ) -> SitePlan | None:
     """``plan_bodies`` on a site with several editions: in every edition, the pages of the edited files and of
     the translations of edited originals (their stale-translation notice may come or go), when nothing other
