@@ -6,6 +6,7 @@ The browser side is exercised here through ``static/search-core.js`` itself, run
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -671,8 +672,14 @@ def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> Non
     edited.write_text(edited.read_text(encoding="utf-8") + "\n更多 zebrafish 内容。\n", encoding="utf-8")
     entries = _entries(corpus)
     mine = [e for e in entries if e.note.path == "ICLR2025/llm_nlp/lora.md"]
+
+    def paths_row() -> tuple[int, bytes]:  # the documents' paths: written by a whole index, not by an update
+        with sqlite3.connect(cache / "search.sqlite") as db:
+            return db.execute("SELECT rowid, value FROM meta WHERE key = 'last-paths'").fetchone()
+
+    before = paths_row()
     updated = search_update(mine, corpus_bodies(corpus), cache, "zh", workers=1)
-    assert updated is not None
+    assert updated is not None and paths_row() == before
     write, remove = updated.changes(first.digests)
     assert write == ["search/index.json", "search/t/delta.bin"] and remove == []
     assert "zebrafish" in decode_shard(updated["search/t/delta.bin"])
@@ -683,3 +690,6 @@ def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> Non
         title="Ghost", venue="ICLR2025", domain="llm_nlp")}))]
     assert search_update(ghost, corpus_bodies(corpus), cache, "zh") is None  # a note the index never had
     assert search_update(mine, corpus_bodies(corpus), tmp_path / "empty", "zh") is None
+    with sqlite3.connect(cache / "search.sqlite") as db:  # a store written before the paths were kept apart
+        db.execute("DELETE FROM meta WHERE key = 'last-paths'")
+    assert search_update(mine, corpus_bodies(corpus), cache, "zh") is None  # the build makes the whole index

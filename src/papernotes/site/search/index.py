@@ -181,7 +181,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
     data[MANIFEST] = manifest(found, generation, firsts, dead, bool(delta))
     others[MANIFEST] = digest(data[MANIFEST])
     kept = {rel: blob for rel, blob in data.items() if not rel.startswith("search/t/") or rel == DELTA}
-    store.save_last(paths, keys, found, kept, replace=replace, remove=[] if delta else [DELTA])
+    store.save_last(paths if replace else None, keys, found, kept, replace=replace, remove=[] if delta else [DELTA])
     return SearchFiles(others, data, store_path)
 
 
