@@ -101,3 +101,43 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
         assert differ == [], (history, differ[:10])
         assert not result.up_to_date or not differ
         shutil.rmtree(clean)
+
+
+def test_the_parse_cache_writes_the_scan_s_paths_only_when_they_change(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit rewrites the scan's mtimes and sizes but not its paths (2.5 MB at 50,000 notes); a new note
+    rewrites both; each time the cache finds exactly the files that changed."""
+    import sqlite3
+
+    from papernotes.cache import BuildCache
+    from papernotes.corpus.load import load_corpus
+
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    written: list[str] = []
+
+    class Logged(sqlite3.Connection):
+        def execute(self, sql: str, parameters: object = (), /) -> sqlite3.Cursor:  # type: ignore[override]
+            if sql.startswith("INSERT OR REPLACE INTO blobs"):
+                written.append(parameters[0])  # type: ignore[index]
+            return super().execute(sql, parameters)  # type: ignore[arg-type]
+
+    real = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real(*a, factory=Logged, **k))
+
+    def parsed() -> list[str]:
+        written.clear()
+        with BuildCache(tmp_path / "cache.sqlite") as cache:
+            return sorted(load_corpus(corpus, cache, workers=1).fresh)
+
+    assert len(parsed()) > 40 and {"scanned-paths", "scanned-times"} <= set(written)
+    note = sorted(p for p in corpus.rglob("*.md") if p.parent != corpus)[3]
+    note.write_text(note.read_text(encoding="utf-8") + "\n\nOne more line.\n", encoding="utf-8")
+    assert parsed() == [note.relative_to(corpus).as_posix()]
+    assert "scanned-times" in written and "scanned-paths" not in written
+    assert parsed() == [] and written == []  # nothing changed: nothing written
+    added = note.with_name("added.md")
+    shutil.copyfile(note, added)
+    assert parsed() == [added.relative_to(corpus).as_posix()]
+    assert {"scanned-paths", "scanned-times"} <= set(written)
+    assert parsed() == []
