@@ -204,7 +204,7 @@ SITE_BLOB = "related-site:"
 class Related:
     """The related-papers lists of one build."""
 
-    rows: Mapping[str, tuple[str, ...]]
+    rows: dict[str, tuple[str, ...]]
     """Note path -> neighbour paths, best first."""
     digest: str
     """Digest of every note's inputs: equal digests, equal lists."""
@@ -231,8 +231,8 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
     digests = {path: input_digest(title, summary, keywords, arxiv) for path, title, summary, keywords, arxiv in notes}
     digest = inputs_digest(digests)
     previous = cache.load_blob(ROWS_BLOB)
-    if previous is not None and len(previous) == 3 and previous[0] == digest:
-        return Related(PackedRows(previous[1], previous[2]), digest, False, 0)
+    if previous is not None and len(previous) == 3 and previous[0] == digest:  # a plan reads every row, some twice
+        return Related(dict(PackedRows(previous[1], previous[2]).items()), digest, False, 0)
     known: dict[str, tuple[str, ...]] = cache.load_blob(TERMS_BLOB) or {}
     terms: dict[str, tuple[str, ...]] = {}
     inputs = []
