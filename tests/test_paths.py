@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 from papernotes.errors import BuildError
 from papernotes.site import paths
 from papernotes.layout import MANIFEST_NAME
+from papernotes.site import publish
 from papernotes.site.publish import MARKER, Staging
 from papernotes.site.theme import relative_url
 
@@ -173,3 +177,29 @@ def test_a_symlink_inside_the_live_site_cannot_redirect_a_move(tmp_path: Path) -
     with pytest.raises(BuildError, match="outside the site"):
         staging.commit({})
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.skipif(os.name != "posix", reason="an old site is deleted by rm in the background on POSIX only")
+def test_an_old_site_being_deleted_is_left_to_the_rm_deleting_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    old = tmp_path / ".site.old-1-2"  # what a build swapped out; its rm outlives the build
+    (old / "venue").mkdir(parents=True)
+    (old / "venue/index.html").write_text("x", encoding="utf-8")
+    slow_rm = tmp_path / "slow-rm"  # an rm still at work on a large tree when the next build starts
+    slow_rm.write_text(f"#!/bin/sh\nsleep 1\nexec {publish.shutil.which('rm')} \"$@\"\n", encoding="utf-8")
+    slow_rm.chmod(0o755)
+    monkeypatch.setattr(publish.shutil, "which", lambda name: str(slow_rm))
+    started: list[object] = []
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a[0]) or real_popen(*a, **k))
+    for _ in range(3):  # three builds in a row: one rm
+        Staging(site).recover()
+    assert len(started) == 1 and old.exists()
+    deadline = time.monotonic() + 30
+    while old.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not old.exists()
+    Staging(site).recover()
+    assert len(started) == 1  # nothing left to delete

@@ -74,17 +74,32 @@ def _exchange(a: Path, b: Path) -> bool:
 
 
 def _discard(path: Path) -> None:
-    """Delete a directory tree without waiting (large trees take seconds on slow disks)."""
-    if not path.exists():
-        return
-    rm = shutil.which("rm")
-    if rm and os.name == "posix":
-        import subprocess
+    """Delete a directory tree without waiting (large trees take seconds on slow disks).
 
-        subprocess.Popen([rm, "-rf", "--", str(path)], start_new_session=True,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    else:
+    The ``rm`` started holds a lock on the tree until it exits, so a build that starts meanwhile
+    (and finds the tree still there) leaves it to that ``rm`` instead of starting another on it.
+    """
+    rm = shutil.which("rm")
+    if not rm or os.name != "posix":
         shutil.rmtree(path, ignore_errors=True)
+        return
+    import fcntl
+    import subprocess
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return  # gone already
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # being deleted
+        # the lock belongs to the open directory, which the child inherits and keeps until it exits
+        subprocess.Popen([rm, "-rf", "--", str(path)], start_new_session=True, pass_fds=(fd,),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    finally:
+        os.close(fd)
 
 
 def _outside(rel: str, root: Path) -> BuildError:
