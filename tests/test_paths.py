@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from papernotes.errors import BuildError
-from papernotes.site import paths
 from papernotes.layout import MANIFEST_NAME
-from papernotes.site import publish
+from papernotes.site import paths, publish
 from papernotes.site.publish import MARKER, Staging
 from papernotes.site.theme import relative_url
 

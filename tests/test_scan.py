@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import marshal
 import os
+import shutil
 import sys
 import threading
 import types
@@ -11,9 +12,12 @@ from pathlib import Path
 import pytest
 
 import hostile_corpus
-from conftest import watch_forks
+from conftest import EXAMPLES, watch_forks
 from papernotes import forks
+from papernotes.cache import BuildCache, NoteRow, columns, rows
 from papernotes.corpus import load
+from papernotes.site.build import build
+from sitecheck import site_contents
 
 pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os.sched_getaffinity(0)) > 1),
                                 reason="the scan forks only on Linux with a second core")
@@ -106,3 +110,41 @@ def test_an_interrupted_parent_leaves_no_child_behind(hostile: Path, monkeypatch
     assert len(made) == 1
     with pytest.raises(ChildProcessError):  # already reaped: nothing left waiting on a pipe
         os.waitpid(made[0], os.WNOHANG)
+
+
+def test_a_shared_scan_hands_over_the_same_columns_each_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child's share stays as the child packed it, after the parent's: two scans of the same tree give
+    the same columns and digest, the parse cache finds just the file edited in the child's share, and builds
+    from shared scans make the site one process makes."""
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    monkeypatch.setattr(load, "SPLIT_FOLDERS", 2)  # the venues are dealt: ACL, ICLR, NeurIPS here; CVPR, ICML
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+    made = watch_forks(monkeypatch)
+    first, again = load.scan_corpus(corpus), load.scan_corpus(corpus)
+    assert len(made) == 2
+    assert (first.columns, first.digest) == (again.columns, again.digest)
+    with monkeypatch.context() as alone:
+        alone.setattr(forks, "can_fork", lambda: False)
+        one = load.scan_corpus(corpus)
+    assert first.files == one.files and len(one.files) > 40
+    site = tmp_path / "site"
+    build(corpus, site)
+
+    note = sorted(corpus.glob("ICML2024/*/*.md"))[0]
+    rel = note.relative_to(corpus).as_posix()
+    with BuildCache(None) as cache:
+        cache.save_notes({path: NoteRow(mtime, size, "", None, ()) for path, mtime, size in rows(first.columns)},
+                         scanned=first.columns)
+        assert cache.stale_notes(columns(rows(first.columns)[::-1])) == ([], [])  # listed in another order
+        note.write_text(note.read_text(encoding="utf-8") + "\n\nOne more line.\n", encoding="utf-8")
+        edited = load.scan_corpus(corpus)
+        assert edited.digest != first.digest
+        assert [path for path, _, _ in cache.stale_notes(edited.columns)[0]] == [rel]
+    result = build(corpus, site)
+    assert result.rendered >= 1 and not result.up_to_date
+    assert build(corpus, site).up_to_date
+    with monkeypatch.context() as alone:
+        alone.setattr(forks, "can_fork", lambda: False)
+        build(corpus, tmp_path / "clean", use_cache=False)
+    assert site_contents(site) == site_contents(tmp_path / "clean")

@@ -63,6 +63,12 @@ def columns(files: Sequence[tuple[str, int, int]]) -> tuple[str, bytes, bytes]:
             array("q", [f[2] for f in files]).tobytes())
 
 
+def rows(packed: tuple[str, bytes, bytes]) -> list[tuple[str, int, int]]:
+    """``columns`` unpacked: the ``(path, mtime_ns, size)`` rows, in the same order."""
+    paths, mtimes, sizes = packed
+    return list(zip(paths.split("\0"), array("q", mtimes), array("q", sizes), strict=True)) if paths else []
+
+
 def encode_problem(d: Diagnostic) -> tuple[str, int, str, str, str]:
     return (d.path, d.line, d.message, d.severity.value, d.code)
 
@@ -189,28 +195,32 @@ class BuildCache:
         self.close()
 
     # -- notes: one row per file; the parse record is marshalled (fast to load) and decoded on demand
-    def stale_notes(self, files: Sequence[tuple[str, int, int]],
-                    packed: tuple[str, bytes, bytes] | None = None) -> tuple[list[Any], list[str]]:
-        """The ``(path, mtime_ns, size)`` files whose row differs or is missing, and the paths of rows with no file.
-        ``packed``: ``columns(files)``, when the caller has them.
+    def stale_notes(self, packed: tuple[str, bytes, bytes]) -> tuple[list[tuple[str, int, int]], list[str]]:
+        """The ``(path, mtime_ns, size)`` rows of ``packed`` (every file a scan found, as ``columns``) that differ
+        from the cached row or have none, and the paths of cached rows with no file.
 
         Compared with the scan the rows were last saved with (three columns in one blob: the
         same paths in the same order is one string comparison, then one pass over two integer
-        arrays); without one, inside SQLite (the scan goes into a temporary table).
+        arrays, and only the files that changed are unpacked); without one, inside SQLite (the
+        scan goes into a temporary table).
         """
         snapshot = self._scan_snapshot()
+        paths, mtimes, sizes = packed
         if snapshot is not None:
             old_paths, old_mtimes, old_sizes = snapshot
-            paths, mtimes, sizes = packed or columns(files)
             if paths == old_paths:
                 if mtimes == old_mtimes and sizes == old_sizes:
                     return [], []
-                return [f for f, mtime, size in zip(files, array("q", old_mtimes), array("q", old_sizes))
-                        if f[1] != mtime or f[2] != size], []
+                now, then = (array("q", mtimes), array("q", sizes)), (array("q", old_mtimes), array("q", old_sizes))
+                changed = [i for i, (mtime, size, then_mtime, then_size) in enumerate(zip(*now, *then, strict=True))
+                           if mtime != then_mtime or size != then_size]
+                names = paths.split("\0")
+                return [(names[i], now[0][i], now[1][i]) for i in changed], []
             known = dict(zip(old_paths.split("\0") if old_paths else (),
-                             zip(array("q", old_mtimes), array("q", old_sizes))))
-            stale = [f for f in files if known.pop(f[0], None) != (f[1], f[2])]
+                             zip(array("q", old_mtimes), array("q", old_sizes), strict=True), strict=True))
+            stale = [f for f in rows(packed) if known.pop(f[0], None) != (f[1], f[2])]
             return stale, sorted(known)
+        files = rows(packed)
         with self.db:
             self.db.execute("CREATE TEMP TABLE IF NOT EXISTS scan (path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER)")
             self.db.execute("DELETE FROM temp.scan")

@@ -17,15 +17,16 @@ def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs
     """Build ``corpus`` into ``output`` and print what happened; the exit status."""
     import gc
 
-    from papernotes.cli.progress import progress_bar
-    from papernotes.site.build import build
-
     # Many small acyclic records are allocated (from the scan on): fewer, cheaper collections (imports frozen
     # out of them).
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
-    found = _scan(corpus)
-    if found is not None and not found.files:
+    found = _scan(corpus)  # which loads these meanwhile
+    from papernotes.cli.progress import progress_bar
+    from papernotes.site.build import build
+
+    gc.freeze()
+    if found is not None and found.empty:
         error(f"no notes in {corpus}: a note is a Markdown file with YAML front matter; start with "
               f"`papernotes new {corpus}` or `papernotes ingest SOURCE … {corpus}`; nothing was built")
         return 1
@@ -54,8 +55,12 @@ def _scan(corpus: Path):  # type: ignore[no-untyped-def]
 
     if not corpus.is_dir():
         return None
+    def meanwhile() -> None:  # what the build needs, loaded while the scan's child walks its share
+        import papernotes.cli.progress
+        import papernotes.site.build  # noqa: F401
+
     try:
-        return scan_corpus(corpus)
+        return scan_corpus(corpus, meanwhile)
     except PapernotesError:
         return None  # the build reports what it cannot read
 

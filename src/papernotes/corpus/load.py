@@ -15,19 +15,25 @@ import os
 import re
 import signal
 import stat
-from array import array
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
-from itertools import repeat
+from functools import cached_property, lru_cache
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from papernotes import forks
-from papernotes.cache import BuildCache, NoteRow, columns, decode_problem, encode_problem
-from papernotes.layout import CACHE_DIR
+from papernotes.cache import (
+    BuildCache,
+    NoteRow,
+    columns,
+    decode_problem,
+    encode_problem,
+    rows,
+)
 from papernotes.corpus import limits
 from papernotes.errors import CorpusError, Diagnostic, error, warning
+from papernotes.layout import CACHE_DIR
 
 if TYPE_CHECKING:  # parsing and decoding load only when needed: a no-op build stays light
     from papernotes.corpus.model import Note
@@ -94,8 +100,15 @@ def scan(root: Path, refused: list[Refused] | None = None) -> Iterator[SourceFil
     walk.run()
     if refused is not None:
         refused.extend(walk.refused)
-    return iter(walk.out.values())
+    return chain(walk.out.values(), *map(_unpacked, walk.packed))
 
+
+def _unpacked(packed: tuple[str, bytes, bytes]) -> list[SourceFile]:
+    return list(map(tuple.__new__, repeat(SourceFile), rows(packed)))
+
+
+_LIST_BY_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 SPLIT_FOLDERS = 32
 """A level of the tree with this many folders is shared with a forked process, when there is a second core:
@@ -116,6 +129,8 @@ class _Walk:
         self.seen_dirs: dict[tuple[int, int], str] = {(st_root.st_dev, st_root.st_ino): "."}
         self.links: list[tuple[str, str]] = []
         self.refused: list[Refused] = []
+        self.packed: list[tuple[str, bytes, bytes]] = []
+        """Shares children found, as they sent them (``cache.columns``), when nothing needs them unpacked."""
 
     def refuse(self, rel: str, message: str, st: os.stat_result | None = None, is_error: bool = False) -> None:
         self.refused.append(Refused(_shown(rel), st.st_mtime_ns if st else 0, st.st_size if st else 0, message,
@@ -128,8 +143,10 @@ class _Walk:
         else:
             self.out[key] = tuple.__new__(SourceFile, (rel, st.st_mtime_ns, st.st_size))
 
-    def run(self) -> None:
-        """The plain tree level by level until a level is worth sharing, the rest (shared or not), then links."""
+    def run(self, meanwhile: Callable[[], object] | None = None) -> None:
+        """The plain tree level by level until a level is worth sharing, the rest (shared or not), then links.
+        ``meanwhile``: work of the caller's, done when this process has walked its share and the child may not
+        have finished (not called when nothing was shared)."""
         level = [("", self.root)]
         while level and len(level) < SPLIT_FOLDERS:
             below: list[tuple[str, str]] = []
@@ -143,6 +160,8 @@ class _Walk:
         else:
             try:
                 self.walk(level[0::2])
+                if meanwhile is not None:
+                    meanwhile()
             except BaseException:  # interrupted: the child must not wait forever to send what it found
                 os.close(child[1])
                 os.kill(child[0], signal.SIGKILL)
@@ -158,15 +177,29 @@ class _Walk:
             self.folder(*stack.pop(), stack)
 
     def folder(self, prefix: str, directory: str, push: list[tuple[str, str]]) -> None:
-        """The entries of one folder: note files kept or refused, subfolders appended to ``push``."""
+        """One folder, listed (a folder that cannot be listed is refused)."""
+        fd = None
         try:
-            with os.scandir(directory) as listing:
+            if _LIST_BY_FD:  # each file's ``stat`` then resolves one name, not the whole path
+                fd = os.open(directory, _DIR_FLAGS)
+            with os.scandir(directory if fd is None else fd) as listing:
                 entries = list(listing)
         except OSError as exc:
+            if fd is not None:
+                os.close(fd)
             if not prefix:
                 raise CorpusError(f"{directory}: cannot list directory: {exc.strerror}") from exc
             self.refuse(prefix.rstrip("/"), f"cannot list folder: {exc.strerror}; skipped")
             return
+        try:
+            self.entries(prefix, directory, entries, push)
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def entries(self, prefix: str, directory: str, entries: list[os.DirEntry[str]],
+                push: list[tuple[str, str]]) -> None:
+        """The listed ``entries`` of ``directory``: note files kept or refused, subfolders appended to ``push``."""
         out, root_dev, make = self.out, self.root_dev, tuple.__new__
         # one search per folder; names are looked at one by one only when one of them is odd
         odd = _UNSHOWABLE.search("/".join([entry.name for entry in entries])) is not None
@@ -187,7 +220,7 @@ class _Walk:
                         out[key] = make(SourceFile, (rel, st.st_mtime_ns, st.st_size))
                         continue
                 if entry.is_symlink():
-                    heapq.heappush(self.links, (rel, entry.path))
+                    heapq.heappush(self.links, (rel, os.path.join(directory, name)))
                 elif entry.is_dir(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     if odd and _shown(name) != name:
@@ -195,7 +228,7 @@ class _Walk:
                                          "rename it (its notes are not read)", st, is_error=True)
                     elif (st.st_dev, st.st_ino) not in self.seen_dirs:
                         self.seen_dirs[(st.st_dev, st.st_ino)] = rel
-                        push.append((rel + "/", entry.path))
+                        push.append((rel + "/", os.path.join(directory, name)))
                 elif name.endswith(".md") and not (top and name in SKIP_FILES):
                     st = entry.stat(follow_symlinks=False)
                     if odd and _shown(name) != name:
@@ -237,9 +270,16 @@ class _Walk:
             keys, paths, mtimes, sizes, seen, links, refused = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return False
-        files = list(map(tuple.__new__, repeat(SourceFile),
-                         zip(paths.split("\0") if keys else [], array("q", mtimes), array("q", sizes), strict=True)))
-        if self.out.keys().isdisjoint(keys):  # no file of one share is a hard link to one of the other
+        for key, rel in seen:
+            self.seen_dirs.setdefault(key, rel)
+        self.refused.extend(Refused(*r) for r in refused)
+        disjoint = self.out.keys().isdisjoint(keys)  # no file of one share is a hard link to one of the other
+        if disjoint and not links and not self.links:
+            # nothing left to follow that could reach a file twice: the child's share stays packed
+            self.packed.append((paths, mtimes, sizes))
+            return True
+        files = _unpacked((paths, mtimes, sizes))
+        if disjoint:
             self.out.update(zip(keys, files, strict=True))
         else:
             for key, found in zip(keys, files, strict=True):
@@ -248,12 +288,14 @@ class _Walk:
                                                 f"the same file as {self.out[key].path}; read once, under that name"))
                 else:
                     self.out[key] = found
-        for key, rel in seen:
-            self.seen_dirs.setdefault(key, rel)
         self.links.extend(links)
         heapq.heapify(self.links)
-        self.refused.extend(Refused(*r) for r in refused)
         return True
+
+    def shares(self) -> list[tuple[str, bytes, bytes]]:
+        """What the scan found, as ``cache.columns``, in the order it was found: this process's files, then
+        each share a child sent; empty ones left out."""
+        return [share for share in (columns(list(self.out.values())), *self.packed) if share[0]]
 
     def follow_links(self) -> None:
         """Links that stay inside the corpus, in path order, each after the plain tree it may lead back into."""
@@ -451,33 +493,46 @@ class LoadedCorpus:
 class Scan:
     """Every note file of a corpus with its mtime and size, and a digest of the lot."""
 
-    files: list[SourceFile]
-    """In path order."""
+    columns: tuple[str, bytes, bytes]
+    """Every file found, as ``cache.columns``, in the order the walk found them (each process's share, one after
+    the other). A tree that did not change is walked in the same order, so the parse cache compares and
+    stores the columns as they are, and an up-to-date build never unpacks them; a listing that comes back in
+    another order only costs a comparison by path."""
     digest: str
     """Equal digests mean no file was added, removed or modified (by mtime and size)."""
     refused: tuple[Refused, ...] = ()
     """Entries not read (links out of the corpus, loops, dangling links, unshowable names), in path order."""
-    columns: tuple[str, bytes, bytes] | None = None
-    """``files`` as ``cache.columns`` (made once for the digest; the parse cache compares and stores them)."""
+
+    @cached_property
+    def files(self) -> list[SourceFile]:
+        """In path order (unpacked when first asked for)."""
+        return sorted(_unpacked(self.columns))
+
+    @property
+    def empty(self) -> bool:
+        return not self.columns[0]
 
 
-def scan_corpus(root: Path) -> Scan:
+def scan_corpus(root: Path, meanwhile: Callable[[], object] | None = None) -> Scan:
+    """``meanwhile``: see ``_Walk.run``."""
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
-    refused: list[Refused] = []
-    files = sorted(scan(root, refused))  # tuples: by path first
-    refused.sort()
-    packed = columns(files)
-    return Scan(files, scan_digest(files, refused, packed), tuple(refused), packed)
+    walk = _Walk(root)
+    walk.run(meanwhile)
+    shares = walk.shares()
+    packed = shares[0] if len(shares) == 1 else (
+        "\0".join([share[0] for share in shares]), b"".join([share[1] for share in shares]),
+        b"".join([share[2] for share in shares]))
+    refused = tuple(sorted(walk.refused))
+    return Scan(packed, scan_digest(packed, refused), refused)
 
 
-def scan_digest(files: list[SourceFile], refused: list[Refused], packed: tuple[str, bytes, bytes] | None = None) -> str:
+def scan_digest(packed: tuple[str, bytes, bytes], refused: Iterable[Refused]) -> str:
     """Changes when a file is added, removed or modified (by mtime and size), or a refusal changes.
-    ``packed``: ``columns(files)``, when the caller has them."""
+    ``packed``: the files, as ``cache.columns``."""
     digest = hashlib.blake2b(digest_size=16)
-    if files:
-        for column in packed or columns(files):  # hashed whole
-            digest.update(column.encode("utf-8", "surrogatepass") if isinstance(column, str) else column)
+    for column in packed:  # hashed whole
+        digest.update(column.encode("utf-8", "surrogatepass") if isinstance(column, str) else column)
     digest.update("\n".join([f"{r.path}\0{r.mtime_ns}\0{r.size}\0{r.message}\0{r.is_error}"
                               for r in refused]).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -491,17 +546,18 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found
     """
     scanned = found or scan_corpus(root)
     refused = {r.path: r for r in scanned.refused}
-    files = sorted([*scanned.files, *(SourceFile(r.path, r.mtime_ns, r.size) for r in refused.values())])
-    packed = scanned.columns if not refused and scanned.columns is not None else columns(files)
+    packed = scanned.columns
+    if refused:  # kept as files that did not parse
+        packed = columns(sorted([*scanned.files, *(SourceFile(r.path, r.mtime_ns, r.size) for r in refused.values())]))
     workers = workers or os.cpu_count() or 1
-    stale, removed = cache.stale_notes(files, packed)
-    fresh = _parse_files(root, [f.path for f in stale if f.path not in refused], workers)
-    for f in stale:
-        if (r := refused.get(f.path)) is not None:
-            fresh[f.path] = (None, [(error if r.is_error else warning)(r.path, 0, r.message, "scan")], "")
+    stale, removed = cache.stale_notes(packed)
+    fresh = _parse_files(root, [path for path, _, _ in stale if path not in refused], workers)
+    for path, _, _ in stale:
+        if (r := refused.get(path)) is not None:
+            fresh[path] = (None, [(error if r.is_error else warning)(r.path, 0, r.message, "scan")], "")
     if fresh or removed or not cache.has_scan():
-        cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
-                          for f in stale}, removed, scanned=packed)
+        cache.save_notes({path: NoteRow(mtime_ns, size, fresh[path][2], *_encoded(*fresh[path][:2]))
+                          for path, mtime_ns, size in stale}, removed, scanned=packed)
     return LoadedCorpus(root, fresh, tuple(removed), cache)
 
 
