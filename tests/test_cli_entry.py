@@ -110,6 +110,34 @@ def test_from_the_shell_failures_keep_their_exit_status_and_message(tmp_path: Pa
     assert as_file.returncode == 2 and "Traceback" not in as_file.stderr
 
 
+_LEFT_AT_ONCE = """
+import atexit, sys
+sys.argv = ["papernotes", *sys.argv[1:]]
+atexit.register(print, "torn down")
+from papernotes.cli.entry import console
+console()
+"""
+
+
+def test_the_console_leaves_a_plain_build_at_once_with_its_status(tmp_path: Path) -> None:
+    """No teardown (0.1 s after an edit at 50,000 notes) once the build is done; its output and status intact."""
+    shutil.copytree(EXAMPLES, tmp_path / "c")
+
+    def console(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", _LEFT_AT_ONCE, "build", *args], cwd=tmp_path,
+                              env={**os.environ, "NO_COLOR": "1"}, capture_output=True, text=True, timeout=120,
+                              check=False)
+
+    built = console("c", "-o", "site")
+    assert built.returncode == 0 and "47 notes" in built.stdout and "torn down" not in built.stdout
+    (tmp_path / "c/ICML2024/optimization/bad.md").write_text("---\ntitle: [unclosed\n---\n", encoding="utf-8")
+    strict = console("c", "-o", "site", "--strict")
+    assert strict.returncode == 1 and "bad.md:2: error" in strict.stderr and "torn down" not in strict.stdout
+    assert (tmp_path / "site/index.html").exists()
+    other = console("--help")  # through typer: a normal exit
+    assert other.returncode == 0 and "torn down" in other.stdout
+
+
 _MODULES_AFTER_BUILD = """
 import sys
 sys.argv = ["papernotes", *sys.argv[1:]]

@@ -1,3 +1,3 @@
-from papernotes.cli.entry import main
+from papernotes.cli.entry import console
 
-main()
+console()
