@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES
+from papernotes.cache import BuildCache
+from papernotes.corpus.load import load_corpus
 from papernotes.site.build import Builder, build
 from sitecheck import site_contents
 
@@ -93,6 +95,12 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
                 broken.unlink()
         after = files_of(corpus)
         edited = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        if not serve:  # what the site was built from, found from the files saved since: as by a whole comparison
+            with BuildCache(builder.cache_file) as cache:
+                load_corpus(corpus, cache, workers=1)
+                since = cache.published(builder.staging.site_key).generation
+                assert cache.changed_since_published(builder.staging.site_key, since=since) == \
+                    cache.changed_since_published(builder.staging.site_key), history
         result = builder.build(edited=edited) if serve else build(corpus, site)
         clean = tmp_path / "clean"
         build(corpus, clean, use_cache=False)
@@ -141,3 +149,30 @@ def test_the_parse_cache_writes_the_scan_s_paths_only_when_they_change(tmp_path:
     assert parsed() == [added.relative_to(corpus).as_posix()]
     assert {"scanned-paths", "scanned-times"} <= set(written)
     assert parsed() == []
+
+
+def test_notes_set_aside_by_an_interrupted_publish_are_compared_until_a_build_settles(tmp_path: Path) -> None:
+    """A publish killed after ``unpublish`` leaves notes that no save made newer than the site: they are still
+    found, by the files saved since the site was built plus the set-aside ones, until a build publishes them."""
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    site = tmp_path / "site"
+    builder = Builder(corpus, site)
+    builder.build()
+    key = builder.staging.site_key
+    with BuildCache(builder.cache_file) as cache:
+        previous = cache.published(key)
+        assert previous is not None and previous.generation > 0
+        assert cache.changed_since_published(key, since=previous.generation) == (set(), set())
+        aside = sorted(cache.note_digests())[:2]
+        cache.unpublish(key, previous, aside, [])  # and the build is killed here
+        assert cache.changed_since_published(key, since=previous.generation) == (set(aside), set())
+    assert not build(corpus, site).up_to_date
+    with BuildCache(builder.cache_file) as cache:
+        settled = cache.published(key)
+        assert settled is not None and settled.scan
+        assert cache.changed_since_published(key, since=settled.generation) == (set(), set())
+        assert cache.load_blob("unpublished:" + key) is None
+    clean = tmp_path / "clean"
+    build(corpus, clean, use_cache=False)
+    assert site_contents(site) == site_contents(clean)

@@ -24,13 +24,17 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-13"
+SCHEMA_VERSION = f"{__version__}-14"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS blobs (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS notes (
-    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL, problems BLOB);
+    path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, digest TEXT NOT NULL, problems BLOB,
+    generation INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS notes_generation ON notes (generation);
+CREATE TABLE IF NOT EXISTS removed_notes (path TEXT PRIMARY KEY, generation INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS removed_notes_generation ON removed_notes (generation);
 CREATE TABLE IF NOT EXISTS note_records (path TEXT PRIMARY KEY, record BLOB);
 CREATE TABLE IF NOT EXISTS published (site TEXT PRIMARY KEY, record BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS published_notes (
@@ -42,7 +46,7 @@ CREATE TABLE IF NOT EXISTS pages (
 CREATE TABLE IF NOT EXISTS page_problems (site TEXT NOT NULL, url TEXT NOT NULL, record BLOB NOT NULL);
 CREATE INDEX IF NOT EXISTS page_problems_url ON page_problems (site, url);
 """
-_TABLES = ("blobs", "notes", "note_records", "published", "published_notes", "pages", "page_problems")
+_TABLES = ("blobs", "notes", "removed_notes", "note_records", "published", "published_notes", "pages", "page_problems")
 
 
 _SCANNED = "scanned-times"
@@ -52,6 +56,10 @@ _SCANNED_PATHS = "scanned-paths"
 50,000 notes, which an edit leaves as they were)."""
 _SCANNED_BEFORE = "scanned-files"
 """Blob of caches before these two: the three columns in one."""
+_UNPUBLISHED = "unpublished:"
+"""Blob per site: the note files ``unpublish`` set aside since the site's last settled publish."""
+NARROW_CANDIDATES = 2_000
+"""Up to this many files saved since a site was built are compared one by one; more, in one join."""
 
 
 def columns(files: Sequence[tuple[str, int, int]]) -> tuple[str, bytes, bytes]:
@@ -109,6 +117,9 @@ class Published:
     equal to the current scan means nothing changed. Empty while a publish is under way."""
     problems: tuple[Diagnostic, ...] = ()
     """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
+    generation: int = 0
+    """The parse cache's generation (``BuildCache.save_notes``) the site was built from: a note file can differ
+    from what the site shows only if it was saved or removed since, or unpublished (``unpublish``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,10 +260,23 @@ class BuildCache:
         """Every cached note's path (in path order) -> digest of its bytes."""
         return dict(self.db.execute("SELECT path, digest FROM notes ORDER BY path"))
 
-    def changed_since_published(self, site: str, paths: Iterable[str] | None = None) -> tuple[set[str], set[str]]:
+    def changed_since_published(self, site: str, paths: Iterable[str] | None = None,
+                                since: int | None = None) -> tuple[set[str], set[str]]:
         """Note files whose digest differs from (or is missing in) what ``site`` was built from, and
-        files it was built from that are gone; compared inside SQLite, like ``stale_notes``.
-        ``paths`` limits the comparison to those files."""
+        files it was built from that are gone.
+
+        ``paths`` limits the comparison to those files. ``since``: the generation the site was built from
+        (``Published.generation``); only the files saved or removed after it and those ``unpublish`` set
+        aside can differ, so a few are compared one by one (an edit at 50,000 notes: 0.1 s less) and
+        many inside SQLite, in one join.
+        """
+        if paths is None and since is not None:
+            candidates = {path for (path,) in self.db.execute(
+                "SELECT path FROM notes WHERE generation > ? UNION SELECT path FROM removed_notes WHERE generation > ?",
+                (since, since))}
+            candidates.update(self.load_blob(_UNPUBLISHED + site) or ())
+            if len(candidates) <= NARROW_CANDIDATES:
+                paths = candidates
         if paths is not None:
             changed, removed = set(), set()
             for path in paths:
@@ -290,12 +314,22 @@ class BuildCache:
         return {path: tuple(decode_problem(r) for r in marshal.loads(blob))
                 for path, blob in self.db.execute("SELECT path, problems FROM notes WHERE problems IS NOT NULL")}
 
+    def generation(self) -> int:
+        """How many times note rows were saved (``save_notes``)."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        return int(row[0]) if row else 0
+
     def save_notes(self, changed: dict[str, NoteRow], removed: Iterable[str] = (),
-                   scanned: tuple[str, bytes, bytes] | None = None) -> None:
-        """Store the rows of ``changed`` notes and drop ``removed`` ones. ``scanned``: every file, as the
-        scan that found the changes saw them (the rows now match it), as ``columns``; without it (some
-        files only) the last scan no longer describes the rows and is forgotten."""
+                   scanned: tuple[str, bytes, bytes] | None = None) -> int:
+        """Store the rows of ``changed`` notes and drop ``removed`` ones, as a new generation; its number.
+        ``scanned``: every file, as the scan that found the changes saw them (the rows now match it), as
+        ``columns``; without it (some files only) the last scan no longer describes the rows and is forgotten."""
+        removed = list(removed)
         with self.db:
+            # the write that opens the transaction: no other save can take the same number
+            self.db.execute("INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
+                            "SET value = CAST(value AS INTEGER) + 1")
+            generation = self.generation()
             self.db.execute("DELETE FROM blobs WHERE key = ?", (_SCANNED_BEFORE,))
             if scanned is not None:
                 if scanned[0] != self._saved_paths:
@@ -304,14 +338,17 @@ class BuildCache:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (_SCANNED, marshal.dumps(scanned[1:])))
             else:
                 self.db.execute("DELETE FROM blobs WHERE key IN (?, ?)", (_SCANNED, _SCANNED_PATHS))
-            self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?)", (
-                (p, r.mtime_ns, r.size, r.digest, marshal.dumps(r.problems) if r.problems else None)
+            self.db.executemany("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)", (
+                (p, r.mtime_ns, r.size, r.digest, marshal.dumps(r.problems) if r.problems else None, generation)
                 for p, r in changed.items()))
             self.db.executemany("INSERT OR REPLACE INTO note_records VALUES (?, ?)", (
                 (p, marshal.dumps(r.record) if r.record is not None else None) for p, r in changed.items()))
+            self.db.executemany("DELETE FROM removed_notes WHERE path = ?", ((p,) for p in changed))
             self.db.executemany("DELETE FROM notes WHERE path = ?", ((p,) for p in removed))
             self.db.executemany("DELETE FROM note_records WHERE path = ?", ((p,) for p in removed))
+            self.db.executemany("INSERT OR REPLACE INTO removed_notes VALUES (?, ?)", ((p, generation) for p in removed))
         self._saved_paths = scanned[0] if scanned is not None else None
+        return generation
 
     # -- small keyed values (the topic memo)
     def load_blob(self, key: str) -> Any:
@@ -335,8 +372,8 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, stamp, scan, problems = marshal.loads(row[0])
-        return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems))
+        salt, notes, pages, stamp, scan, problems, generation = marshal.loads(row[0])
+        return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems), generation)
 
     def published_urls(self, site: str) -> frozenset[str] | None:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it);
@@ -364,11 +401,13 @@ class BuildCache:
 
     def record_published(self, site: str, state: Published, notes: Iterable[PublishedNote], *,
                          replace: bool, urls: Iterable[str] | None = None,
-                         editions: Mapping[str, EditionRows] | None = None) -> None:
+                         editions: Mapping[str, EditionRows] | None = None, settled: bool = False) -> None:
         """Record a publication; ``replace`` drops the rows of notes not given (a full plan).
-        ``editions``: the rows of the notes each edition of a site with several shows, by language."""
+        ``editions``: the rows of the notes each edition of a site with several shows, by language.
+        ``settled``: every note file the cache holds is now published as it is, up to ``state.generation``
+        (the notes ``unpublish`` set aside are forgotten)."""
         record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
-                                [encode_problem(d) for d in state.problems]))
+                                [encode_problem(d) for d in state.problems], state.generation))
         with self.db:  # one transaction: the rows of every edition describe the same publication
             for key, rows in [(site, notes), *((edition_key(site, lang), e.notes) for lang, e in (editions or {}).items())]:
                 if replace:
@@ -386,6 +425,8 @@ class BuildCache:
             if urls is not None:
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (f"urls:{site}", marshal.dumps(sorted(urls))))
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
+            if settled:
+                self.db.execute("DELETE FROM blobs WHERE key = ?", (_UNPUBLISHED + site,))
 
     def edition_shown(self, site: str, lang: str) -> dict[str, str] | None:
         """The notes the ``lang`` edition of ``site`` shows in another file than their own (a translation):
@@ -395,9 +436,13 @@ class BuildCache:
     def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:
         """Forget that these notes and pages are published as recorded: they are about to change, and a
         publish killed half-way must leave them to be redone, whatever the notes say by then."""
+        paths = set(paths)
         with self.db:
             self.db.executemany("DELETE FROM published_notes WHERE site = ? AND path = ?", ((site, p) for p in paths))
             self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in urls))
+            if paths:  # kept until a settled publish: ``changed_since_published`` looks at them whatever they say
+                self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (_UNPUBLISHED + site, marshal.dumps(
+                    sorted(paths.union(self.load_blob(_UNPUBLISHED + site) or ())))))
         self.record_published(site, replace_state(state, scan="", stamp=""), (), replace=False)
 
     def forget_site(self, site: str) -> None:

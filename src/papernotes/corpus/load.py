@@ -438,6 +438,8 @@ class LoadedCorpus:
     removed: tuple[str, ...]
     """Files the cache knew that are gone."""
     cache: BuildCache
+    generation: int = 0
+    """The parse cache's generation every row read from now on is at least as new as (see ``Published``)."""
     _digests: dict[str, str] | None = field(default=None, repr=False)
     _notes: tuple[Note, ...] | None = field(default=None, repr=False)
     _diagnostics: tuple[Diagnostic, ...] | None = field(default=None, repr=False)
@@ -550,20 +552,28 @@ def load_corpus(root: Path, cache: BuildCache, workers: int | None = None, found
     if refused:  # kept as files that did not parse
         packed = columns(sorted([*scanned.files, *(SourceFile(r.path, r.mtime_ns, r.size) for r in refused.values())]))
     workers = workers or os.cpu_count() or 1
+    generation = cache.generation()  # before the comparison: a save by another process after it is newer
     stale, removed = cache.stale_notes(packed)
     fresh = _parse_files(root, [path for path, _, _ in stale if path not in refused], workers)
     for path, _, _ in stale:
         if (r := refused.get(path)) is not None:
             fresh[path] = (None, [(error if r.is_error else warning)(r.path, 0, r.message, "scan")], "")
     if fresh or removed or not cache.has_scan():
-        cache.save_notes({path: NoteRow(mtime_ns, size, fresh[path][2], *_encoded(*fresh[path][:2]))
-                          for path, mtime_ns, size in stale}, removed, scanned=packed)
-    return LoadedCorpus(root, fresh, tuple(removed), cache)
+        generation = _saved(generation, cache.save_notes(
+            {path: NoteRow(mtime_ns, size, fresh[path][2], *_encoded(*fresh[path][:2])) for path, mtime_ns, size in stale},
+            removed, scanned=packed))
+    return LoadedCorpus(root, fresh, tuple(removed), cache, generation)
+
+
+def _saved(before: int, saved: int) -> int:
+    """The generation a load's rows are as new as: the one it saved, unless another process saved in between."""
+    return saved if saved == before + 1 else before
 
 
 def load_paths(root: Path, cache: BuildCache, paths: Collection[str]) -> LoadedCorpus:
     """Parse just ``paths`` (a watcher saw them change); a path that is gone is dropped from the cache."""
     found, gone = [], []
+    generation = cache.generation()
     for rel in sorted(paths):
         try:
             st = os.stat(root / rel)
@@ -572,6 +582,6 @@ def load_paths(root: Path, cache: BuildCache, paths: Collection[str]) -> LoadedC
             continue
         found.append(SourceFile(rel, st.st_mtime_ns, st.st_size))
     fresh = _parse_files(root, [f.path for f in found], 1)
-    cache.save_notes({f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2]))
-                      for f in found}, gone)
-    return LoadedCorpus(root, fresh, tuple(gone), cache)
+    generation = _saved(generation, cache.save_notes(
+        {f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2])) for f in found}, gone))
+    return LoadedCorpus(root, fresh, tuple(gone), cache, generation)

@@ -201,6 +201,8 @@ class Builder:
                 changed |= pending - removed
                 plan = None if removed else replan.plan_bodies(project, loaded, cache, site, changed, previous,
                                                                self._related_lists)
+            # a build told which files changed (``serve``) compares only those: it settles nothing else
+            told = plan is not None
             if plan is None:
                 found = found or scan_corpus(project.root)
                 scan_digest = found.digest
@@ -209,8 +211,8 @@ class Builder:
                     return self._up_to_date(result, previous, cache, started)
                 loaded = load_corpus(project.root, cache, self.workers, found)
                 pause("build.loaded")
-                changed, removed = cache.changed_since_published(site) if previous is not None else (
-                    set(loaded.digests), set())
+                changed, removed = cache.changed_since_published(site, since=previous.generation) \
+                    if previous is not None else (set(loaded.digests), set())
                 changed |= pending - removed
                 if previous is not None and not removed and not strict:
                     plan = replan.plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
@@ -235,8 +237,10 @@ class Builder:
                                                                    incremental=previous is not None)
             cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
-            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp), plan.notes,
-                                   replace=plan.complete, urls=plan.urls, editions=plan.editions)
+            generation = previous.generation if told and previous is not None else loaded.generation
+            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp, generation=generation),
+                                   plan.notes, replace=plan.complete, urls=plan.urls, editions=plan.editions,
+                                   settled=not told)
             if plan.related is not None:
                 from papernotes.site.related import mark_published
 
