@@ -6,6 +6,7 @@ The browser side is exercised here through ``static/search-core.js`` itself, run
 from __future__ import annotations
 
 import json
+import marshal
 import sqlite3
 from collections import Counter
 from importlib import resources
@@ -677,13 +678,26 @@ def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> Non
         with sqlite3.connect(cache / "search.sqlite") as db:
             return db.execute("SELECT rowid, value FROM meta WHERE key = 'last-paths'").fetchone()
 
+    def changes() -> dict[int, str]:  # the last index's record keys, as they differ from the base's
+        with sqlite3.connect(cache / "search.sqlite") as db:
+            return marshal.loads(db.execute("SELECT value FROM meta WHERE key = 'last'").fetchone()[0])[0]
+
     before = paths_row()
+    assert changes() == {}
     updated = search_update(mine, corpus_bodies(corpus), cache, "zh", workers=1)
     assert updated is not None and paths_row() == before
+    assert len(changes()) == 1  # not every document's key again
     write, remove = updated.changes(first.digests)
     assert write == ["search/index.json", "search/t/delta.bin"] and remove == []
     assert "zebrafish" in decode_shard(updated["search/t/delta.bin"])
     assert updated["search/d/0.json"] == first["search/d/0.json"]  # unchanged files come from the store
+    other = corpus / "NeurIPS2024/llm_nlp/rag.md"
+    other.write_text(other.read_text(encoding="utf-8") + "\n更多 okapi 内容。\n", encoding="utf-8")
+    entries = _entries(corpus)
+    updated = search_update([e for e in entries if e.note.path == "NeurIPS2024/llm_nlp/rag.md"], corpus_bodies(corpus),
+                            cache, "zh", workers=1)
+    assert updated is not None and len(changes()) == 2
+    assert {"zebrafish", "okapi"} <= set(decode_shard(updated["search/t/delta.bin"]))
     again = search_files(entries, corpus_bodies(corpus), cache, "zh", workers=1)
     assert again.digests == updated.digests  # the same index as a full pass over every entry
     ghost = [e for e in _entries(write_corpus(tmp_path / "other", {"X2025/llm_nlp/ghost.md": dict(
@@ -693,3 +707,11 @@ def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> Non
     with sqlite3.connect(cache / "search.sqlite") as db:  # a store written before the paths were kept apart
         db.execute("DELETE FROM meta WHERE key = 'last-paths'")
     assert search_update(mine, corpus_bodies(corpus), cache, "zh") is None  # the build makes the whole index
+
+
+def test_a_document_is_found_by_its_whole_path() -> None:
+    from papernotes.site.search.store import document_index
+
+    paths = "\0ICLR2025/a/b.md\0ICLR2025/xa/b.md\0ICLR2025/a/b.md.md\0"
+    assert [document_index(paths, p) for p in ("ICLR2025/a/b.md", "ICLR2025/xa/b.md", "ICLR2025/a/b.md.md")] == [0, 1, 2]
+    assert document_index(paths, "a/b.md") is None and document_index(paths, "ICLR2025/a") is None

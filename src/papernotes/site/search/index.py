@@ -31,7 +31,7 @@ from papernotes.corpus.model import Entry, Note
 from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
 from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather
-from papernotes.site.search.store import FORMAT, SearchStore, digest
+from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
 BodyReader = Callable[[Note], str]
@@ -118,7 +118,7 @@ def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
         fresh = _tokenise_missing(store, dict(zip(keys, docs)), read_body, lang, workers or os.cpu_count() or 1)
         found = {**facets(docs, lang), "synonyms": [list(group) for group in synonyms]}
         data = document_files(docs)
-        files = _finish(store, store_path, paths, keys, found, fresh, data, replace=True)
+        files = _finish(store, store_path, paths, keys, found, fresh, data)
     return files
 
 
@@ -131,34 +131,48 @@ def search_update(edited: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
     """
     store_path = cache_dir / STORE_NAME
     with SearchStore(store_path) as store:
-        last = store.last()
-        if last is None:
+        last, base = store.last(), store.base()
+        if last is None or base is None:
             return None
-        paths, keys, found = last
-        where = {path: i for i, path in enumerate(paths)}
-        if any(e.note.path not in where for e in edited):
+        paths, changes, found = last
+        where = [document_index(paths, e.note.path) for e in edited]
+        if None in where:
             return None
-        keys = list(keys)
-        todo, replaced = {}, []
-        for entry in edited:
-            replaced.append(keys[where[entry.note.path]])
-            key = keys[where[entry.note.path]] = _record_key(entry, lang)
+        keys = list(base[0])
+        for i, key in changes.items():
+            keys[i] = key
+        todo, replaced, changed = {}, [], set(changes)
+        for entry, i in zip(edited, where, strict=True):
+            assert i is not None
+            replaced.append(keys[i])
+            key = keys[i] = _record_key(entry, lang)
             todo[key] = entry
+            changed.add(i)
         fresh = _tokenise_missing(store, todo, read_body, lang, workers or os.cpu_count() or 1)
-        return _finish(store, store_path, paths, keys, found, fresh, {}, replace=False, replaced=replaced)
+        return _finish(store, store_path, None, keys, found, fresh, {}, replaced=replaced, changed=changed)
 
 
-def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys: list[str], found: Facets,
-            fresh: dict[str, Record], data: dict[str, bytes], *, replace: bool,
-            replaced: Sequence[str] | None = None) -> SearchFiles:
-    """Postings (a delta on the base, or the base cut again), the manifest; everything recorded in the store."""
-    base_keys, firsts, digests = store.base()
-    dead = [i for i, (old, new) in enumerate(zip(base_keys, keys)) if old != new]
+def _finish(store: SearchStore, store_path: Path | None, paths: list[str] | None, keys: list[str], found: Facets,
+            fresh: dict[str, Record], data: dict[str, bytes], *, replaced: Sequence[str] | None = None,
+            changed: Iterable[int] | None = None) -> SearchFiles:
+    """Postings (a delta on the base, or the base cut again), the manifest; everything recorded in the store.
+    ``paths``: the documents' note paths, for a whole index (None: an update, whose documents are the last
+    index's, the ``changed`` ones possibly with another record key)."""
+    replace = paths is not None
+    base = store.base()
+    base_keys, firsts = base if base is not None else ([], [])
+    if changed is not None and len(base_keys) == len(keys):
+        dead = sorted(i for i in changed if base_keys[i] != keys[i])
+    else:
+        dead = [i for i, (old, new) in enumerate(zip(base_keys, keys)) if old != new]
     delta = b""
     if len(base_keys) == len(keys) and dead and len(dead) <= max(8, len(keys) // 100):
-        changed = gather(lambda: zip(dead, _records(store, [keys[i] for i in dead], fresh)), store.words)
-        delta = encode_shard(changed, 0, len(changed))
-    if len(base_keys) != len(keys) or not digests or (dead and not 0 < len(delta) <= DELTA_BYTES):
+        changed_postings = gather(lambda: zip(dead, _records(store, [keys[i] for i in dead], fresh)), store.words)
+        delta = encode_shard(changed_postings, 0, len(changed_postings))
+    others = store.digests()  # every file of the last index
+    if replace:  # its shards (every other file is in ``data``)
+        others = {rel: d for rel, d in others.items() if rel.startswith("search/t/")}
+    if len(base_keys) != len(keys) or base is None or (dead and not 0 < len(delta) <= DELTA_BYTES):
         postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words)
         ranges = cut(postings)
         firsts = [postings.term(a) for a, _ in ranges]
@@ -166,14 +180,14 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
         if store_path is None:  # an in-memory store: nothing to read them back from later
             data.update(shards)
             shards = iter([(rel, blob) for rel, blob in data.items() if rel.startswith("search/t/")])
-        digests = store.save_base(keys, firsts, shards)
+        others = {rel: d for rel, d in others.items() if not rel.startswith("search/t/")}
+        others.update(store.save_base(keys, firsts, shards))
         store.keep_words(postings.hashed)
         del postings
         dead, delta = [], b""
-    store.keep_records(set(keys), None if replaced is None else replaced)
+    store.keep_records(keys if replaced is not None else set(keys), replaced)
     if delta:
         data[DELTA] = delta
-    others = {**store.digests(), **digests} if not replace else dict(digests)
     others.pop(DELTA, None)
     others.pop(MANIFEST, None)
     others.update({rel: digest(blob) for rel, blob in data.items()})
@@ -181,7 +195,8 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str], keys:
     data[MANIFEST] = manifest(found, generation, firsts, dead, bool(delta))
     others[MANIFEST] = digest(data[MANIFEST])
     kept = {rel: blob for rel, blob in data.items() if not rel.startswith("search/t/") or rel == DELTA}
-    store.save_last(paths if replace else None, keys, found, kept, replace=replace, remove=[] if delta else [DELTA])
+    store.save_last(paths, {i: keys[i] for i in dead}, found, kept, others, replace=replace,
+                    remove=[] if delta else [DELTA])
     return SearchFiles(others, data, store_path)
 
 

@@ -4,7 +4,8 @@ Owned by the search index alone. It keeps each note's tokenised ``Record``
 keyed by what it was made from (the note's digest, its topics, the tokeniser
 version), the text of every hashed term code (the vocabulary), and the *base*: the record keys of the documents behind the shard
 files last written in full, and those files. A rebuild that only edits notes
-writes a small delta next to the base instead of re-cutting every shard.
+writes a small delta next to the base instead of re-cutting every shard, and
+records the last index as what changed since the base (not 50,000 keys again).
 Deleting the file is always safe: the next build re-tokenises everything.
 """
 from __future__ import annotations
@@ -14,13 +15,13 @@ import json
 import marshal
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from papernotes.site.search.tokenize import Record
 
-FORMAT = "search-5"
+FORMAT = "search-6"
 """Bump when tokenising or the shard format changes: every record is then made again."""
 PAGE_SIZE = 65_536
 
@@ -51,6 +52,12 @@ def _reuse(path: Path) -> sqlite3.Connection | None:
     return db
 
 
+def document_index(paths: str, path: str) -> int | None:
+    """The document of ``path`` in ``SearchStore.last``'s paths (two C scans of the string, no list made)."""
+    at = paths.find("\0" + path + "\0")
+    return None if at < 0 else paths.count("\0", 0, at)
+
+
 def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
@@ -66,6 +73,7 @@ class SearchStore:
 
     def __init__(self, path: Path | None) -> None:
         self._swap: tuple[Path, Path] | None = None
+        self._base: tuple[list[str], list[str]] | None = None
         if path is None:
             self.db = sqlite3.connect(":memory:")
         else:
@@ -168,19 +176,26 @@ class SearchStore:
             with self.db:
                 self.db.executemany("DELETE FROM vocab WHERE code = ?", ((code,) for code in dead))
 
-    def keep_records(self, live: set[str], candidates: Iterable[str] | None = None) -> None:
-        """Forget the records of notes that are gone or changed (among ``candidates``, when given)."""
-        dead = (self.record_keys() if candidates is None else set(candidates)) - live
+    def keep_records(self, live: Collection[str], candidates: Iterable[str] | None = None) -> None:
+        """Forget the records of notes that are gone or changed (among ``candidates``, when given: a few, each
+        looked for in ``live``, which is then not made a set)."""
+        if candidates is None:
+            dead = self.record_keys() - set(live)
+        else:
+            dead = {key for key in candidates if key not in live}
         if dead:
             with self.db:
                 self.db.executemany("DELETE FROM records WHERE key = ?", ((key,) for key in dead))
 
     # -- the base: documents and shard files last written in full
-    def base(self) -> tuple[list[str], list[str], dict[str, str]]:
-        """``(record key of each document, first term of each shard, {shard path: digest})``."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
-        docs, firsts = marshal.loads(row[0]) if row else ([], [])
-        return docs, firsts, dict(self.db.execute("SELECT path, digest FROM shards"))
+    def base(self) -> tuple[list[str], list[str]] | None:
+        """``(record key of each document, first term of each shard)``; None when no shard is stored."""
+        if self._base is None:
+            row = self.db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
+            self._base = marshal.loads(row[0]) if row else ([], [])
+        if self.db.execute("SELECT 1 FROM shards LIMIT 1").fetchone() is None:
+            return None
+        return self._base
 
     def save_base(self, docs: list[str], firsts: list[str], shards: Iterable[tuple[str, bytes]]) -> dict[str, str]:
         """Replace the base with ``shards`` (consumed one at a time, so they need not all be in memory)."""
@@ -195,38 +210,51 @@ class SearchStore:
             self.db.execute("DELETE FROM shards")
             self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)", rows())
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
+            self.db.execute("DELETE FROM meta WHERE key = 'digests'")  # until save_last records them
+        self._base = (docs, firsts)
         return digests
 
     # -- the last index written
-    def last(self) -> tuple[list[str], list[str], dict[str, Any]] | None:
-        """``(note path and record key of each document, facets)`` of the last index written."""
+    def last(self) -> tuple[str, dict[int, str], dict[str, Any]] | None:
+        """``(paths, changes, facets)`` of the last index written: its documents' note paths, each between two
+        NULs (``document_index`` finds one); the record keys that differ from the base's, by document; facets."""
         rows = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN ('last', 'last-paths')"))
         if len(rows) != 2:
             return None
-        keys, found = marshal.loads(rows["last"])
-        return marshal.loads(rows["last-paths"]), keys, json.loads(found)
+        changes, found = marshal.loads(rows["last"])
+        return marshal.loads(rows["last-paths"]), changes, json.loads(found)
 
-    def save_last(self, paths: list[str] | None, keys: list[str], found: dict[str, Any], files: dict[str, bytes],
-                  *, replace: bool, remove: Iterable[str] = ()) -> None:
-        """Record the index just made: ``files`` are its files besides the base shards (all of them when
-        ``replace``, else the ones that changed, ``remove`` the ones gone). ``paths`` None: the documents'
-        paths are those of the last index (kept apart from the keys: 4.6 MB at 50,000 notes, not
-        written again on a body edit)."""
-        known = dict(self.db.execute("SELECT path, digest FROM files"))
+    def save_last(self, paths: list[str] | None, changes: dict[int, str], found: dict[str, Any],
+                  files: dict[str, bytes], every: dict[str, str], *, replace: bool, remove: Iterable[str] = ()) -> None:
+        """Record the index just made: its record keys as ``changes`` to the base's; ``files`` are its files
+        besides the base shards (all of them when ``replace``, else the ones that changed, ``remove`` the
+        ones gone); ``every``: the digest of each of its files. ``paths`` None: the documents' paths are
+        those of the last index (4.6 MB at 50,000 notes, not written again on a body edit)."""
         digests = {path: digest(data) for path, data in files.items()}
-        gone = [p for p in known if p not in files] if replace else list(remove)
+        if replace:
+            known = dict(self.db.execute("SELECT path, digest FROM files"))
+            gone = [p for p in known if p not in files]
+        else:  # a few files: each looked up
+            known = {path: row[0] for path in files
+                     if (row := self.db.execute("SELECT digest FROM files WHERE path = ?", (path,)).fetchone())}
+            gone = list(remove)
         with self.db:  # rows whose bytes did not change are left alone
             self.db.executemany("DELETE FROM files WHERE path = ?", ((p,) for p in gone))
             self.db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?)",
                                 ((path, digests[path], data) for path, data in files.items()
                                  if known.get(path) != digests[path]))
             if paths is not None:
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last-paths', ?)", (marshal.dumps(paths),))
-            blob = marshal.dumps((keys, json.dumps(found, ensure_ascii=False)))
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last', ?)", (blob,))
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last-paths', ?)",
+                                (marshal.dumps("\0" + "\0".join(paths) + "\0"),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last', ?)",
+                            (marshal.dumps((changes, json.dumps(found, ensure_ascii=False))),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('digests', ?)", (marshal.dumps(every),))
 
     def digests(self) -> dict[str, str]:
         """Every file of the last index: base shards and the others."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'digests'").fetchone()
+        if row is not None:
+            return marshal.loads(row[0])
         return {**dict(self.db.execute("SELECT path, digest FROM shards")),
                 **dict(self.db.execute("SELECT path, digest FROM files"))}
 
