@@ -21,7 +21,7 @@ def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs
     # out of them).
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
-    found = _scan(corpus)  # which loads these meanwhile
+    found = _scan(corpus)  # which loads these two modules while the scan's child finishes
     from papernotes.cli.progress import progress_bar
     from papernotes.site.build import build
 
@@ -55,6 +55,7 @@ def _scan(corpus: Path):  # type: ignore[no-untyped-def]
 
     if not corpus.is_dir():
         return None
+
     def meanwhile() -> None:  # what the build needs, loaded while the scan's child walks its share
         import papernotes.cli.progress
         import papernotes.site.build  # noqa: F401
