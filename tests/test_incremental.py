@@ -95,20 +95,42 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
                 broken.unlink()
         after = files_of(corpus)
         edited = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
-        if not serve:  # what the site was built from, found from the files saved since: as by a whole comparison
-            with BuildCache(builder.cache_file) as cache:
-                load_corpus(corpus, cache, workers=1)
-                since = cache.published(builder.staging.site_key).generation
-                assert cache.changed_since_published(builder.staging.site_key, since=since) == \
-                    cache.changed_since_published(builder.staging.site_key), history
-        result = builder.build(edited=edited) if serve else build(corpus, site)
-        clean = tmp_path / "clean"
-        build(corpus, clean, use_cache=False)
-        got, want = site_contents(site), site_contents(clean)
-        differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
-        assert differ == [], (history, differ[:10])
-        assert not result.up_to_date or not differ
-        shutil.rmtree(clean)
+        if not serve:
+            assert_the_files_saved_since_find_what_changed(builder, corpus, history)
+        if serve:
+            builder.build(edited=edited)
+        else:
+            build(corpus, site)
+        assert_equal_to_a_clean_build(corpus, site, tmp_path / "clean", history)
+    if serve:  # an edit parsed by another command (``check``) that serve is not told of: a whole build finds it
+        first, second = sorted(files_of(corpus))[:2]
+        for rel in (first, second):
+            note = corpus / rel
+            note.write_text(note.read_text(encoding="utf-8") + "\n\nAfter the session.\n", encoding="utf-8")
+        with BuildCache(builder.cache_file) as cache:
+            load_corpus(corpus, cache, workers=1)
+        builder.build(edited={second})
+        assert_the_files_saved_since_find_what_changed(builder, corpus, history)
+        build(corpus, site)
+        assert_equal_to_a_clean_build(corpus, site, tmp_path / "clean", history)
+
+
+def assert_the_files_saved_since_find_what_changed(builder: Builder, corpus: Path, history: list) -> None:
+    """What the site was built from, found from the files saved since: as by a whole comparison."""
+    with BuildCache(builder.cache_file) as cache:
+        load_corpus(corpus, cache, workers=1)
+        published = cache.published(builder.staging.site_key)
+        assert published is not None
+        assert cache.changed_since_published(builder.staging.site_key, since=published.generation) == \
+            cache.changed_since_published(builder.staging.site_key), history
+
+
+def assert_equal_to_a_clean_build(corpus: Path, site: Path, clean: Path, history: list) -> None:
+    build(corpus, clean, use_cache=False)
+    got, want = site_contents(site), site_contents(clean)
+    differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
+    assert differ == [], (history, differ[:10])
+    shutil.rmtree(clean)
 
 
 def test_the_parse_cache_writes_the_scan_s_paths_only_when_they_change(tmp_path: Path,
