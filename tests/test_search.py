@@ -704,7 +704,7 @@ def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> Non
         title="Ghost", venue="ICLR2025", domain="llm_nlp")}))]
     assert search_update(ghost, corpus_bodies(corpus), cache, "zh") is None  # a note the index never had
     assert search_update(mine, corpus_bodies(corpus), tmp_path / "empty", "zh") is None
-    with sqlite3.connect(cache / "search.sqlite") as db:  # a store written before the paths were kept apart
+    with sqlite3.connect(cache / "search.sqlite") as db:  # a store that lost the documents' paths
         db.execute("DELETE FROM meta WHERE key = 'last-paths'")
     assert search_update(mine, corpus_bodies(corpus), cache, "zh") is None  # the build makes the whole index
 

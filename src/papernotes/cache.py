@@ -54,8 +54,6 @@ _SCANNED = "scanned-times"
 _SCANNED_PATHS = "scanned-paths"
 """Blob: that scan's paths, the first of ``columns``: written again only when they change (2.5 MB at
 50,000 notes, which an edit leaves as they were)."""
-_SCANNED_BEFORE = "scanned-files"
-"""Blob of caches before these two: the three columns in one."""
 _UNPUBLISHED = "unpublished:"
 """Blob per site: the note files ``unpublish`` set aside since the site's last settled publish."""
 NARROW_CANDIDATES = 2_000
@@ -330,7 +328,6 @@ class BuildCache:
             self.db.execute("INSERT INTO meta VALUES ('generation', '1') ON CONFLICT (key) DO UPDATE "
                             "SET value = CAST(value AS INTEGER) + 1")
             generation = self.generation()
-            self.db.execute("DELETE FROM blobs WHERE key = ?", (_SCANNED_BEFORE,))
             if scanned is not None:
                 if scanned[0] != self._saved_paths:
                     self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)",

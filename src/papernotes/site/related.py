@@ -231,7 +231,7 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
     digests = {path: input_digest(title, summary, keywords, arxiv) for path, title, summary, keywords, arxiv in notes}
     digest = inputs_digest(digests)
     previous = cache.load_blob(ROWS_BLOB)
-    if previous is not None and len(previous) == 3 and previous[0] == digest:  # a plan reads every row, some twice
+    if previous is not None and previous[0] == digest:  # a plan reads every row, some twice: unpacked once
         return Related(dict(PackedRows(previous[1], previous[2]).items()), digest, False, 0)
     known: dict[str, tuple[str, ...]] = cache.load_blob(TERMS_BLOB) or {}
     terms: dict[str, tuple[str, ...]] = {}
@@ -266,7 +266,7 @@ def published_related(cache: BlobStore, site: str) -> Mapping[str, tuple[str, ..
     """The lists the published ``site`` shows, or ``None`` when the cache cannot say for sure
     (a later computation was never published, or a publish was interrupted)."""
     rows = cache.load_blob(ROWS_BLOB)
-    if rows is None or len(rows) != 3 or cache.load_blob(SITE_BLOB + site) != rows[0]:
+    if rows is None or cache.load_blob(SITE_BLOB + site) != rows[0]:
         return None
     return PackedRows(rows[1], rows[2])
 
