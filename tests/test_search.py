@@ -484,6 +484,59 @@ def test_many_shards_cut_at_term_boundaries(tmp_path: Path) -> None:
     assert {d for d, _ in decode_shard(files[_shard_of(manifest, "word123")])["word123"]} == {_doc_of(files, "n123")}
 
 
+def test_shards_packed_and_encoded_on_threads_are_the_ones_made_on_one(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Batches packed and shard groups encoded on two threads come back in order: the same bytes as on one."""
+    notes = {f"ICLR2025/llm_nlp/n{i:03d}.md": dict(title=f"Note {i} about word{i}", venue="ICLR2025",
+                                                domain="llm_nlp", body=f"## 一句话总结\n第{i}篇 shared text 共享{i % 13}。\n")
+             for i in range(120)}
+    corpus = write_corpus(tmp_path / "c", notes)
+    from papernotes.site.search import encode
+
+    monkeypatch.setattr(encode, "SHARD_BYTES", 300)
+    monkeypatch.setattr(encode, "BATCH", 7)  # many batches to pack
+    monkeypatch.setattr(encode, "ENCODE_POSTINGS", 50)  # many groups to encode
+    made = {}
+    for threads in (1, 2):
+        monkeypatch.setattr(encode, "THREADS", threads)
+        files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
+        made[threads] = {rel: files[rel] for rel in files}
+    assert len(json.loads(made[2]["search/index.json"])["shards"]) > 10
+    assert made[1] == made[2]
+
+
+def test_varints_are_those_written_one_at_a_time() -> None:
+    from papernotes.site.search.encode import _varint, varints
+
+    edges = [0, 1, 127, 128, 16_383, 16_384, (1 << 21) - 1, 1 << 21, (1 << 32) - 1, 1 << 32, (1 << 63) + 5,
+             (1 << 64) - 1]
+    rng = np.random.default_rng(7)
+    for values in (edges, rng.integers(0, 3_000, 500).tolist(), rng.integers(0, 1 << 40, 200).tolist(), [5], []):
+        assert varints(np.array(values, np.uint64)) == b"".join(_varint(v) for v in values)
+
+
+def test_records_written_in_the_background_are_there_or_their_error_is_raised(tmp_path: Path) -> None:
+    """``put_records(wait=False)`` returns at once; the next use of the store waits for the writes, and raises
+    what they raised (a store whose records failed to be written is never renamed into place)."""
+    from papernotes.site.search.store import SearchStore
+
+    record = note_record("LoRA adapters", ["lora"], [], "适配器", [], "低秩适配器")
+    with SearchStore(tmp_path / "ok.sqlite") as store:
+        store.put_records([("b", record), ("a", record)], wait=False)
+        assert store.record_keys() == {"a", "b"}
+        assert store.words([code_of("lora")]) == {code_of("lora"): "lora"}
+    with SearchStore(tmp_path / "ok.sqlite") as reopened:  # renamed into place with both records
+        assert [r.codes for r in reopened.records(["a", "b"])] == [record.codes, record.codes]
+    failing = tmp_path / "failing.sqlite"
+    with pytest.raises(sqlite3.OperationalError, match="records"), SearchStore(failing) as store:
+        store.db.execute("DROP TABLE records")
+        store.put_records([("a", record)], wait=False)
+        store.last()
+    with pytest.raises(sqlite3.OperationalError, match="records"), SearchStore(failing) as store:
+        store.db.execute("DROP TABLE records")
+        store.put_records([("a", record)], wait=False)  # and nothing else: closing raises
+    assert not failing.exists() and not failing.with_name("failing.sqlite.new").exists()
+
+
 def _entries(corpus: Path):  # type: ignore[no-untyped-def]
     from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy

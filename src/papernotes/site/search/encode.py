@@ -24,8 +24,12 @@ a term in all of 50,000 notes is one ~50 KB shard after gzip.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import os
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -37,10 +41,31 @@ SHARD_BYTES = 24_000
 BATCH = 500
 """Records concatenated per numpy step (their temporaries cost ~60 bytes a posting)."""
 
-ENCODE_POSTINGS = 1 << 20
+ENCODE_POSTINGS = 1 << 19
 """Postings encoded per numpy pass (their temporaries cost ~50 bytes a posting)."""
 
 RecordSource = Callable[[], Iterator[tuple[int, Record]]]
+THREADS = min(2, os.cpu_count() or 1)
+"""Threads that pack and encode postings: numpy lets go of the GIL for each whole-array step."""
+
+_In = TypeVar("_In")
+_Out = TypeVar("_Out")
+
+
+def _threaded(work: Callable[[_In], _Out], items: Iterable[_In]) -> Iterator[_Out]:
+    """``map(work, items)`` on ``THREADS`` threads, in order, at most ``THREADS`` results ahead (memory stays
+    that of a few steps)."""
+    if THREADS < 2:
+        yield from map(work, items)
+        return
+    with ThreadPoolExecutor(THREADS, thread_name_prefix="search-encode") as pool:
+        pending: deque = deque()
+        for item in items:
+            pending.append(pool.submit(work, item))
+            if len(pending) > THREADS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
 
 
 _CJK_SPAN = 0x6C00
@@ -116,28 +141,46 @@ def _columns(codes: list[bytes], docs: list[int], sizes: list[int], impacts: lis
             np.frombuffer(b"".join(impacts), dtype=np.uint8))
 
 
-def gather(source: RecordSource, words_of: Callable[[np.ndarray], Mapping[int, str]]) -> Postings:
-    """Two passes over ``source`` (called twice): the hashed terms and their order, then the postings."""
-    parts: list[np.ndarray] = []
+def gather(source: RecordSource, words_of: Callable[[np.ndarray], Mapping[int, str]],
+           vocabulary: Mapping[int, str] | None = None) -> Postings:
+    """Two passes over ``source`` (called twice): the hashed terms and their order, then the postings.
+    ``vocabulary``: the text of exactly the hashed terms ``source`` holds, when known (one pass)."""
     total = 0
-    for codes, _, _ in _batches(source):
-        parts.append(_distinct(codes[codes < CJK_FLAG]))
-        total += len(codes)
-    hashed = _distinct(np.concatenate(parts)) if parts else np.empty(0, np.int64)
-    text = words_of(hashed)
+    if vocabulary is None:
+        parts: list[np.ndarray] = []
+        for codes, _, _ in _batches(source):
+            parts.append(_distinct(codes[codes < CJK_FLAG]))
+            total += len(codes)
+        hashed = _distinct(np.concatenate(parts)) if parts else np.empty(0, np.int64)
+        text = words_of(hashed)
+    else:
+        hashed = np.sort(np.fromiter(vocabulary, np.int64, len(vocabulary)))
+        text = vocabulary
+        total = -1
     strings = [text[c] for c in hashed.tolist()]
     order = sorted(range(len(strings)), key=strings.__getitem__)
     rank = np.empty(len(hashed), np.int64)
     rank[np.array(order, np.int64)] = np.arange(len(order), dtype=np.int64)
-    packed = np.empty(total, np.uint64)
-    at = 0
-    for codes, docs, impacts in _batches(source):
+    def pack(batch: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        codes, docs, impacts = batch
         cjk = codes >= CJK_FLAG
         ids = np.empty(len(codes), np.int64)
         ids[cjk] = _cjk_ids(codes[cjk]) + len(hashed)
         ids[~cjk] = rank[np.searchsorted(hashed, codes[~cjk])]
-        packed[at:at + len(codes)] = ids.astype(np.uint64) << np.uint64(32) | docs << np.uint64(8) | impacts
-        at += len(codes)
+        return ids.astype(np.uint64) << np.uint64(32) | docs << np.uint64(8) | impacts
+
+    parts = []  # with a vocabulary (records held in memory), the batches, joined; else written in place
+    packed = np.empty(max(total, 0), np.uint64)
+    at = 0
+    for part in _threaded(pack, _batches(source)):
+        if total < 0:
+            parts.append(part)
+        else:
+            packed[at:at + len(part)] = part
+            at += len(part)
+    if parts:
+        packed = np.concatenate(parts)
+        del parts
     packed.sort()
     heads, ids = _term_heads(packed)
     return Postings(packed, ids, np.append(heads, len(packed)), [strings[i] for i in order], hashed)
@@ -183,18 +226,24 @@ def cut(postings: Postings, target: int | None = None) -> list[tuple[int, int]]:
 
 
 def _leb128(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Unsigned LEB128 of every value, concatenated, and where each value's bytes start (one more entry)."""
+    """Unsigned LEB128 of every value, concatenated, and where each value's bytes start (one more entry).
+
+    Every value's bytes are a row of a ``values × widest`` table (low 7 bits first, the high bit set on all but
+    the last); the bytes a value needs are its row's first ones, so masking the table row by row gives the
+    concatenation."""
     v = values.astype(np.uint64)
+    top = int(v.max()) if len(v) else 0
+    width = max(1, (top.bit_length() + 6) // 7)
     n = np.ones(len(v), np.int64)
-    for bits in (7, 14, 21, 28, 35):
-        n += v >= np.uint64(1 << bits)
+    for k in range(1, width):
+        n += v >= np.uint64(1 << 7 * k)
     offsets = np.zeros(len(v) + 1, np.int64)
     np.cumsum(n, out=offsets[1:])
-    out = np.empty(int(offsets[-1]), np.uint8)
-    out[offsets[:-1]] = v & np.uint64(0x7F) | (n > 1).astype(np.uint64) << np.uint64(7)
-    for k in range(1, int(n.max()) if len(n) else 0):
-        sel = np.flatnonzero(n > k)
-        out[offsets[sel] + k] = (v[sel] >> np.uint64(7 * k)) & np.uint64(0x7F) | (n[sel] > k + 1).astype(np.uint64) << np.uint64(7)
+    small = v.astype(np.uint32) if top < 1 << 32 else v
+    table = np.empty((len(v), width), np.uint8)
+    for k in range(width):
+        table[:, k] = (small >> small.dtype.type(7 * k)).astype(np.uint8) & 0x7F | (n > k + 1).view(np.uint8) << 7
+    out = table[np.arange(width) < n[:, None]] if width > 1 else table[:, 0]
     return out, offsets
 
 
@@ -219,15 +268,20 @@ def encode_shard(postings: Postings, first: int, end: int) -> bytes:
 
 def encode_shards(postings: Postings, ranges: Sequence[tuple[int, int]]) -> Iterator[bytes]:
     """The shard of each of ``ranges`` (ascending, adjacent term ranges): the columns of up to
-    ``ENCODE_POSTINGS`` postings' shards are encoded in one numpy pass each, then sliced."""
-    group: list[tuple[int, int]] = []
-    for a, b in ranges:
-        if group and int(postings.starts[b] - postings.starts[group[0][0]]) > ENCODE_POSTINGS:
-            yield from _encode_group(postings, group)
-            group = []
-        group.append((a, b))
-    if group:
-        yield from _encode_group(postings, group)
+    ``ENCODE_POSTINGS`` postings' shards are encoded in one numpy pass each (on ``THREADS`` threads),
+    then sliced."""
+    def groups() -> Iterator[list[tuple[int, int]]]:
+        group: list[tuple[int, int]] = []
+        for a, b in ranges:
+            if group and int(postings.starts[b] - postings.starts[group[0][0]]) > ENCODE_POSTINGS:
+                yield group
+                group = []
+            group.append((a, b))
+        if group:
+            yield group
+
+    for shards in _threaded(lambda group: list(_encode_group(postings, group)), groups()):
+        yield from shards
 
 
 def _encode_group(postings: Postings, ranges: list[tuple[int, int]]) -> Iterator[bytes]:

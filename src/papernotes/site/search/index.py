@@ -173,7 +173,8 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str] | None
     if replace:  # its shards (every other file is in ``data``)
         others = {rel: d for rel, d in others.items() if rel.startswith("search/t/")}
     if len(base_keys) != len(keys) or base is None or (dead and not 0 < len(delta) <= DELTA_BYTES):
-        postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words)
+        vocabulary = store.vocabulary() if len(fresh) == len(keys) else None  # every record made by this build
+        postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words, vocabulary)
         ranges = cut(postings)
         firsts = [postings.term(a) for a, _ in ranges]
         shards = ((f"search/t/{i}.bin", blob) for i, blob in enumerate(encode_shards(postings, ranges)))
@@ -240,15 +241,18 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
     in_memory = len(todo) <= KEEP_NOTES
 
     def keep(items: list[tuple[str, Record]]) -> None:
-        store.put_records(items)
-        if in_memory:
+        if in_memory:  # stored in the background once all are made, while the caller cuts the shards
             kept.update(items)
+        else:
+            store.put_records(items)
 
     if not todo:
         return kept
     entries = list(todo.values())
     if len(entries) < PARALLEL_NOTES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
         keep(list(zip(todo, note_records(_texts(entries, read_body, lang)))))
+        if kept:
+            store.put_records(kept.items(), wait=False)
         return kept
     step = max(16, min(TASK_NOTES, len(entries) // (workers * 6) + 1))
     bounds = [(i, min(len(entries), i + step)) for i in range(0, len(entries), step)]
@@ -266,6 +270,8 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
     finally:
         _JOB = None
         gc.unfreeze()
+    if kept:
+        store.put_records(kept.items(), wait=False)
     return kept
 
 

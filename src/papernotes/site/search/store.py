@@ -15,15 +15,20 @@ import json
 import marshal
 import os
 import sqlite3
+import threading
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from papernotes.site.search.tokenize import Record
 
 FORMAT = "search-6"
 """Bump when tokenising or the shard format changes: every record is then made again."""
 PAGE_SIZE = 65_536
+KNOWN_WORDS = 1_000_000
+"""Vocabulary entries a store object remembers having written (~100 bytes each)."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -38,7 +43,7 @@ def _reuse(path: Path) -> sqlite3.Connection | None:
     """The store at ``path`` opened for reuse, or ``None`` when there is none of this ``FORMAT`` to reuse."""
     if not path.exists():
         return None
-    db = sqlite3.connect(path, timeout=30)
+    db = sqlite3.connect(path, timeout=30, check_same_thread=False)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
@@ -74,27 +79,53 @@ class SearchStore:
     def __init__(self, path: Path | None) -> None:
         self._swap: tuple[Path, Path] | None = None
         self._base: tuple[list[str], list[str]] | None = None
+        self._words: dict[int, str] = {}
+        """Vocabulary this object wrote: not written twice, nor read back."""
+        self._writer: threading.Thread | None = None
+        self._failure: BaseException | None = None
+        db: sqlite3.Connection | None
         if path is None:
-            self.db = sqlite3.connect(":memory:")
+            db = sqlite3.connect(":memory:", check_same_thread=False)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = _reuse(path)  # type: ignore[assignment]
-            if self.db is None:
+            db = _reuse(path)
+            if db is None:
                 new = path.with_name(path.name + ".new")
                 new.unlink(missing_ok=True)
                 self._swap = (new, path)
-                self.db = sqlite3.connect(new)
-                self.db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # records and shards are KB-sized blobs
-                self.db.execute("PRAGMA journal_mode=OFF")  # a half-written file is never renamed into place
-                self.db.execute("PRAGMA synchronous=OFF")
-        if self._swap is not None or path is None:
-            self.db.executescript(_SCHEMA)
-            with self.db:
-                self.db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+                db = sqlite3.connect(new, check_same_thread=False)
+                db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # records and shards are KB-sized blobs
+                db.execute("PRAGMA journal_mode=OFF")  # a half-written file is never renamed into place
+                db.execute("PRAGMA synchronous=OFF")
+        self._db = db
+        self._blank = self.made_anew = self._swap is not None or path is None
+        """``made_anew``: this object made the store; every record and word in it is one it was given."""
+        """Made anew and no index saved yet: there is no base nor last index to read."""
+        if self._blank:
+            db.executescript(_SCHEMA)
+            with db:
+                db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection, once records written in the background (``put_records(wait=False)``) are stored."""
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            raise failure
+        return self._db
 
     def close(self) -> None:
-        """Close; a store made anew replaces the old file now."""
-        self.db.close()
+        """Close; a store made anew replaces the old file now (unless records written in the background
+        failed: then it is abandoned and their error raised)."""
+        try:
+            db = self.db
+        except BaseException:
+            self.abandon()
+            raise
+        db.close()
         if self._swap is not None:
             new, path = self._swap
             self._swap = None
@@ -104,7 +135,10 @@ class SearchStore:
 
     def abandon(self) -> None:
         """Close without keeping what a store made anew holds (the old file, if any, stays)."""
-        self.db.close()
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
+        self._db.close()
         if self._swap is not None:
             self._swap[0].unlink(missing_ok=True)
             self._swap = None
@@ -143,43 +177,78 @@ class SearchStore:
             for key in part:
                 yield rows[key]
 
-    def put_records(self, items: Iterable[tuple[str, Record]]) -> None:
-        """Store records and the text of their hashed terms."""
-        items = list(items)
-        words = dict(pair for _, rec in items for pair in rec.vocabulary())
-        with self.db:
-            self.db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
-                                ((key, rec.codes, rec.impacts) for key, rec in items))
-            self.db.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", words.items())
+    def put_records(self, items: Iterable[tuple[str, Record]], *, wait: bool = True) -> None:
+        """Store records and the text of their hashed terms. ``wait=False``: return at once and write them
+        in a thread (SQLite lets go of the GIL while it writes) while the caller computes; the next use of
+        ``db`` waits for the thread and raises what it raised."""
+        items = sorted(items, key=lambda item: item[0])  # in key order: B-tree pages filled one after another
+        known = self._words
+        words = sorted({code: term for _, rec in items for code, term in rec.vocabulary()
+                        if code not in known}.items())
+        if len(known) < KNOWN_WORDS:  # every process reports its words: written once
+            known.update(words)
+        db = self.db
+
+        def write() -> None:
+            try:
+                with db:
+                    db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?)",
+                                   ((key, rec.codes, rec.impacts) for key, rec in items))
+                    db.executemany("INSERT OR IGNORE INTO vocab VALUES (?, ?)", words)
+            except BaseException as failure:  # noqa: BLE001 - raised again by the next use of ``db``
+                self._failure = failure
+
+        if wait:
+            write()
+            self.db  # noqa: B018 - raises what write() met
+        else:
+            self._writer = threading.Thread(target=write, name="search-records", daemon=True)
+            self._writer.start()
+
+    def vocabulary(self) -> dict[int, str] | None:
+        """The text of every term code a store made anew holds (the words of the records it was given);
+        None when it was not made anew or holds more words than this object remembers."""
+        return self._words if self.made_anew and len(self._words) < KNOWN_WORDS else None
 
     def words(self, codes: Iterable[int]) -> dict[int, str]:
         """The text of hashed term codes (all of them must be known)."""
-        wanted = set(map(int, codes))
+        known = self._words
+        wanted = set(codes.tolist() if isinstance(codes, np.ndarray) else map(int, codes))
+        found = {code: known[code] for code in wanted.intersection(known)}
+        wanted -= found.keys()
+        if not wanted:
+            return found
         if len(wanted) > 20_000:  # most of the vocabulary: one scan
-            found = {code: term for code, term in self.db.execute("SELECT code, term FROM vocab") if code in wanted}
+            found.update((code, term) for code, term in self.db.execute("SELECT code, term FROM vocab")
+                         if code in wanted)
         else:
-            found = {}
             ordered = sorted(wanted)
             for start in range(0, len(ordered), 500):
                 part = ordered[start:start + 500]
                 found.update(self.db.execute(
                     f"SELECT code, term FROM vocab WHERE code IN ({','.join('?' * len(part))})", part))  # noqa: S608
-        missing = wanted - found.keys()
+        missing = wanted.difference(found)
         if missing:
             raise KeyError(f"{len(missing)} term codes missing from the search vocabulary")
         return found
 
     def keep_words(self, live: Iterable[int]) -> None:
         """Forget the text of terms no document holds any more."""
+        if self.made_anew:  # every term it holds was reported by a record it holds
+            return
         dead = {code for (code,) in self.db.execute("SELECT code FROM vocab")} - set(map(int, live))
         if dead:
             with self.db:
                 self.db.executemany("DELETE FROM vocab WHERE code = ?", ((code,) for code in dead))
+            for code in dead.intersection(self._words):
+                del self._words[code]
 
     def keep_records(self, live: Collection[str], candidates: Iterable[str] | None = None) -> None:
         """Forget the records of notes that are gone or changed (among ``candidates``, when given: a few, each
         looked for in ``live``, which is then not made a set)."""
         if candidates is None:
+            if self.made_anew:  # it holds only records it was given, for the notes of its one index
+                return
             dead = self.record_keys() - set(live)
         else:
             dead = {key for key in candidates if key not in live}
@@ -190,6 +259,8 @@ class SearchStore:
     # -- the base: documents and shard files last written in full
     def base(self) -> tuple[list[str], list[str]] | None:
         """``(record key of each document, first term of each shard)``; None when no shard is stored."""
+        if self._blank:
+            return None
         if self._base is None:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
             self._base = marshal.loads(row[0]) if row else ([], [])
@@ -212,6 +283,7 @@ class SearchStore:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
             self.db.execute("DELETE FROM meta WHERE key = 'digests'")  # until save_last records them
         self._base = (docs, firsts)
+        self._blank = False
         return digests
 
     # -- the last index written
@@ -249,9 +321,12 @@ class SearchStore:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('last', ?)",
                             (marshal.dumps((changes, json.dumps(found, ensure_ascii=False))),))
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('digests', ?)", (marshal.dumps(every),))
+        self._blank = False
 
     def digests(self) -> dict[str, str]:
         """Every file of the last index: base shards and the others."""
+        if self._blank:
+            return {}
         row = self.db.execute("SELECT value FROM meta WHERE key = 'digests'").fetchone()
         if row is not None:
             return marshal.loads(row[0])
