@@ -47,6 +47,7 @@ import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -407,10 +408,11 @@ def _terms(chars: np.ndarray, seg_of: np.ndarray) -> np.ndarray:
     starts, words = _latin_words(chars)
     session = _SESSION
     known = session.words
-    new = [w for w in dict.fromkeys(words) if w not in known]
-    if new:
-        session.add_words(new)
-    index = np.fromiter(map(known.__getitem__, words), np.int64, len(words))
+    index = np.fromiter(map(known.get, words, repeat(-1)), np.int64, len(words))  # one pass once words are known
+    missing = np.flatnonzero(index < 0).tolist()
+    if missing:
+        session.add_words(list(dict.fromkeys(map(words.__getitem__, missing))))
+        index[missing] = [known[words[i]] for i in missing]
     segs = seg_of[starts]
     terms = np.where(segs % _KINDS == BODY, session.body_term.data[index], session.field_term.data[index])
     kept = terms >= 0
