@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
 import sqlite3
+import time
 from collections import Counter
 from importlib import resources
 from pathlib import Path
@@ -708,12 +710,64 @@ def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch, w
     monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
     monkeypatch.setattr(index, "RECYCLE_NOTES", 32)  # 2 batches of 16 notes
     ran_in = worker_pids(index, "_tokenise_range")
-    parallel = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
-    assert serial.digests == parallel.digests
-    # workers are replaced every RECYCLE_NOTES notes (what one copied of the parent goes with it)
+    # a corpus whose records stay in memory: this process and a forked one take tasks in turn
+    together = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
+    assert serial.digests == together.digests
     batches = ran_in()
-    assert len(batches) > 4
+    assert len(batches) > 4 and str(os.getpid()) in batches and len(set(batches)) == 2
+    # a larger one (records read back from the store): a pool whose workers are replaced every RECYCLE_NOTES
+    # notes (what one copied of the parent goes with it)
+    monkeypatch.setattr(index, "KEEP_NOTES", 0)
+    (tmp_path / "worker-pids").unlink()
+    pooled = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "c", "zh", workers=2)
+    assert serial.digests == pooled.digests
+    batches = ran_in()
+    assert len(batches) > 4 and str(os.getpid()) not in batches
     assert len(set(batches)) >= len(batches) / 2
+
+
+def test_a_tokenising_child_that_fails_or_dies_fails_the_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """What a forked tokeniser raised is raised by the build's process; a child that died without a word
+    fails the index too. Either way no child is left and no store is renamed into place."""
+    from papernotes.site.search import index
+
+    more = {f"ICLR2025/llm_nlp/n{i}.md": dict(title=f"Note {i}", venue="ICLR2025", domain="llm_nlp",
+                                             body=f"## 一句话总结\n第{i}篇。\n") for i in range(60)}
+    corpus = write_corpus(tmp_path / "c", {**NOTES, **more})
+    monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
+    parent, bodies = os.getpid(), corpus_bodies(corpus)
+    forked, fork = [], os.fork
+
+    def noting_fork() -> int:
+        pid = fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", noting_fork)
+
+    def failing(note):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            raise OSError(f"cannot read {note.path}")
+        time.sleep(0.01)  # leave the child time to take a task
+        return bodies(note)
+
+    def dying(note):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            os._exit(3)
+        time.sleep(0.01)
+        return bodies(note)
+
+    for reader, error in ((failing, OSError), (dying, RuntimeError)):
+        cache = tmp_path / reader.__name__
+        with pytest.raises(error):
+            search_files(_entries(corpus), reader, cache, "zh", workers=2)
+        assert not (cache / "search.sqlite").exists() and not (cache / "search.sqlite.new").exists()
+        assert forked
+        for pid in forked:  # every child reaped
+            with pytest.raises(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        forked.clear()
 
 
 def test_a_body_only_update_needs_only_the_edited_entries(tmp_path: Path) -> None:
