@@ -161,6 +161,7 @@ def gather(source: RecordSource, words_of: Callable[[np.ndarray], Mapping[int, s
     order = sorted(range(len(strings)), key=strings.__getitem__)
     rank = np.empty(len(hashed), np.int64)
     rank[np.array(order, np.int64)] = np.arange(len(order), dtype=np.int64)
+
     def pack(batch: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
         codes, docs, impacts = batch
         cjk = codes >= CJK_FLAG
@@ -169,18 +170,18 @@ def gather(source: RecordSource, words_of: Callable[[np.ndarray], Mapping[int, s
         ids[~cjk] = rank[np.searchsorted(hashed, codes[~cjk])]
         return ids.astype(np.uint64) << np.uint64(32) | docs << np.uint64(8) | impacts
 
-    parts = []  # with a vocabulary (records held in memory), the batches, joined; else written in place
     packed = np.empty(max(total, 0), np.uint64)
+    batches: list[np.ndarray] = []  # with a vocabulary (records held in memory) joined at the end, else in place
     at = 0
-    for part in _threaded(pack, _batches(source)):
+    for batch in _threaded(pack, _batches(source)):
         if total < 0:
-            parts.append(part)
+            batches.append(batch)
         else:
-            packed[at:at + len(part)] = part
-            at += len(part)
-    if parts:
-        packed = np.concatenate(parts)
-        del parts
+            packed[at:at + len(batch)] = batch
+            at += len(batch)
+    if batches:
+        packed = np.concatenate(batches)
+        del batches
     packed.sort()
     heads, ids = _term_heads(packed)
     return Postings(packed, ids, np.append(heads, len(packed)), [strings[i] for i in order], hashed)

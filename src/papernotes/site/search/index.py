@@ -285,7 +285,7 @@ def _tokenise_together(bounds: list[tuple[int, int]], workers: int) -> list[Reco
             while True:
                 try:  # written by our own child, in a file only it and this process hold
                     i, made = pickle.load(out)  # noqa: S301
-                except EOFError:
+                except (EOFError, pickle.UnpicklingError):  # the end, or where a child was cut short
                     break
                 if i < 0:
                     raise made

@@ -109,13 +109,17 @@ class SearchStore:
     @property
     def db(self) -> sqlite3.Connection:
         """The connection, once records written in the background (``put_records(wait=False)``) are stored."""
+        self._wait()
+        return self._db
+
+    def _wait(self) -> None:
+        """Wait for the records being written in the background, and raise what writing them raised."""
         if self._writer is not None:
             self._writer.join()
             self._writer = None
         if self._failure is not None:
             failure, self._failure = self._failure, None
             raise failure
-        return self._db
 
     def close(self) -> None:
         """Close; a store made anew replaces the old file now (unless records written in the background
@@ -200,7 +204,7 @@ class SearchStore:
 
         if wait:
             write()
-            self.db  # noqa: B018 - raises what write() met
+            self._wait()
         else:
             self._writer = threading.Thread(target=write, name="search-records", daemon=True)
             self._writer.start()
