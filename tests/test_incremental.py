@@ -198,3 +198,32 @@ def test_notes_set_aside_by_an_interrupted_publish_are_compared_until_a_build_se
     clean = tmp_path / "clean"
     build(corpus, clean, use_cache=False)
     assert site_contents(site) == site_contents(clean)
+
+
+def test_a_removal_is_remembered_until_every_site_was_built_after_it(tmp_path: Path) -> None:
+    """Two sites from one corpus: a removed note's tombstone stays while one of them was built before the
+    removal (that site still finds it, by the files saved or removed since), and goes once both passed it."""
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    first, second = Builder(corpus, tmp_path / "a"), Builder(corpus, tmp_path / "b")
+    first.build()
+    second.build()
+    gone = sorted(corpus.rglob("*.md"))[3]
+    rel = gone.relative_to(corpus).as_posix()
+    gone.unlink()
+    first.build()
+
+    def tombstones() -> set[str]:
+        with BuildCache(first.cache_file) as cache:
+            return {path for (path,) in cache.db.execute("SELECT path FROM removed_notes")}
+
+    assert tombstones() == {rel}  # the second site has not seen the removal yet
+    with BuildCache(second.cache_file) as cache:
+        behind = cache.published(second.staging.site_key)
+        assert behind is not None
+        assert cache.changed_since_published(second.staging.site_key, since=behind.generation) == (set(), {rel})
+    assert not build(corpus, tmp_path / "b").up_to_date
+    assert tombstones() == set()
+    clean = tmp_path / "clean"
+    build(corpus, clean, use_cache=False)
+    assert site_contents(tmp_path / "b") == site_contents(clean) == site_contents(tmp_path / "a")

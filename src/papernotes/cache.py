@@ -424,6 +424,10 @@ class BuildCache:
             self.db.execute("INSERT OR REPLACE INTO published VALUES (?, ?)", (site, record))
             if settled:
                 self.db.execute("DELETE FROM blobs WHERE key = ?", (_UNPUBLISHED + site,))
+            # a removal every site was built after is compared by none of them again (``changed_since_published``
+            # looks only at tombstones newer than the site): the tombstones do not pile up
+            oldest = min(marshal.loads(r)[6] for (r,) in self.db.execute("SELECT record FROM published"))
+            self.db.execute("DELETE FROM removed_notes WHERE generation <= ?", (oldest,))
 
     def edition_shown(self, site: str, lang: str) -> dict[str, str] | None:
         """The notes the ``lang`` edition of ``site`` shows in another file than their own (a translation):
