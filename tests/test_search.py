@@ -758,6 +758,14 @@ def test_a_tokenising_child_that_fails_or_dies_fails_the_index(tmp_path: Path, m
         time.sleep(0.01)
         return bodies(note)
 
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)  # no process to spare: this process does every task
+    alone = search_files(_entries(corpus), bodies, tmp_path / "alone", "zh", workers=2)
+    assert alone.digests == search_files(_entries(corpus), bodies, tmp_path / "serial", "zh", workers=1).digests
+    monkeypatch.setattr(os, "fork", noting_fork)
+
     for reader, error in ((failing, OSError), (dying, RuntimeError)):
         cache = tmp_path / reader.__name__
         with pytest.raises(error):

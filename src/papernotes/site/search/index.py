@@ -25,6 +25,7 @@ import hashlib
 import multiprocessing
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO
@@ -261,8 +262,15 @@ def _tokenise_together(bounds: list[tuple[int, int]], workers: int) -> list[Reco
     done: dict[int, list[Record]] = {}
     try:
         for _ in range(workers - 1):
-            out = tempfile.TemporaryFile()
-            pid = os.fork()
+            try:
+                out = tempfile.TemporaryFile()
+            except OSError:  # no room for a child's records: this process does more of the tasks
+                break
+            try:
+                pid = os.fork()
+            except OSError:  # no process to spare: likewise
+                out.close()
+                break
             if pid:
                 children.append((pid, out))
                 continue
@@ -340,7 +348,8 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
     _JOB = (entries, read_body, lang)
     gc.freeze()  # forked workers share the parent's records copy-on-write
     try:
-        if in_memory:  # this process tokenises too, beside workers - 1 forked ones
+        if in_memory and sys.platform.startswith("linux"):  # this process tokenises too, beside workers - 1
+            # forked ones (which die with it: PR_SET_PDEATHSIG is Linux's)
             keep(list(zip(todo, _tokenise_together(bounds, workers), strict=True)))
             store.put_records(kept.items(), wait=False)
             return kept
