@@ -2,6 +2,7 @@
 typer would pass; everything else goes through typer, and both behave the same from the shell."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -179,3 +180,38 @@ def test_output_colours_follow_the_terminal_and_the_environment(tmp_path: Path) 
                             env=env, capture_output=True, text=True, timeout=120, check=False)
     assert "\x1b[31mAAAI2026/x/bad.md:2: error" in forced.stderr
     assert "\x1b[33m1 note(s) skipped because of errors\x1b[0m" in forced.stderr
+
+
+BLAS_PROBE = """
+import json, sys
+import threadpoolctl
+if sys.argv[1] == "build":
+    from papernotes.cli.entry import main
+    sys.argv = ["papernotes", "build", *sys.argv[2:]]
+    try:
+        main()
+    except SystemExit as exc:
+        assert exc.code == 0, exc.code
+import numpy
+print(json.dumps([p["num_threads"] for p in threadpoolctl.threadpool_info() if p["internal_api"] == "openblas"]))
+"""
+
+
+def test_a_build_keeps_numpy_s_blas_to_one_thread_unless_told_otherwise(tmp_path: Path) -> None:
+    """The build spreads its work over processes of its own: BLAS threads on top only oversubscribe the cores
+    (``forks.one_blas_thread``). A value the user set is kept."""
+    pytest.importorskip("threadpoolctl")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    def threads(*args: str, **extra: str) -> list[int]:
+        done = subprocess.run([sys.executable, "-c", BLAS_PROBE, *args], env={**env, **extra}, capture_output=True,
+                              text=True, check=True)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    alone = threads("numpy")
+    if not alone or max(alone) < 2:
+        pytest.skip("numpy has no OpenBLAS, or it would run one thread here anyway")
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    assert threads("build", str(corpus), "-o", str(tmp_path / "a"), "-q") == [1] * len(alone)
+    assert threads("build", str(corpus), "-o", str(tmp_path / "b"), "-q", OPENBLAS_NUM_THREADS="2") == [2] * len(alone)

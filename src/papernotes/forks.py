@@ -50,3 +50,16 @@ def die_with_parent(parent: int) -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:  # the parent died before the request was made
         os._exit(1)
+
+
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def one_blas_thread() -> None:
+    """For a command that spreads its work over processes of its own (``build``, ``serve``): numpy's BLAS
+    keeps to one thread in each, unless the environment says otherwise. Threads on top of those processes
+    only oversubscribe the cores, and OpenBLAS threads spin while they wait: the reference corpus' cold
+    build took 3.6 s with them, 3.4 s without (BENCHMARKS.md). Read when numpy is first imported, so it is
+    called before."""
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")

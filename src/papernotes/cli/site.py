@@ -43,6 +43,9 @@ def serve(
                                                    help="Site directory (default: CORPUS/.papernotes/serve).")] = None,
 ) -> None:
     """Build, serve on 127.0.0.1 only, rebuild when a note changes and reload open pages."""
+    from papernotes.forks import one_blas_thread
+
+    one_blas_thread()  # before anything imports numpy
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)

@@ -17,6 +17,10 @@ def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs
     """Build ``corpus`` into ``output`` and print what happened; the exit status."""
     import gc
 
+    from papernotes.forks import one_blas_thread
+
+    one_blas_thread()  # before anything imports numpy
+
     # Many small acyclic records are allocated (from the scan on): fewer, cheaper collections (imports frozen
     # out of them).
     gc.freeze()
