@@ -79,6 +79,49 @@ def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.Mo
     assert related(notes) == rows
 
 
+@pytest.mark.parametrize("exact_notes", [5000, 10], ids=["exact", "pruned"])
+def test_rows_scored_half_by_a_forked_process_are_the_same(exact_notes: int, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many rows: a forked process scores the second half (``forks.in_two``); the lists are those of one
+    process, and a child that fails leaves its half to the parent."""
+    import os
+
+    import papernotes.site.related as module
+    import papernotes.site.related_exact as exact
+    from papernotes import forks
+
+    monkeypatch.setattr(exact, "EXACT_NOTES", exact_notes)
+    notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
+    alone = related(notes)
+    monkeypatch.setattr(module, "SPLIT_ROWS", 10)
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+    parent, ran = os.getpid(), tmp_path / "ran"
+    real_in_two = forks.in_two
+
+    def noting(work, items):  # type: ignore[no-untyped-def]
+        def noted(part):  # type: ignore[no-untyped-def]
+            with ran.open("a") as f:
+                f.write(f"{os.getpid()} {len(part)}\n")
+            return work(part)
+        return real_in_two(noted, items)
+
+    monkeypatch.setattr(forks, "in_two", noting)
+    assert related(notes) == alone
+    runs = [line.split() for line in ran.read_text().splitlines()]
+    assert sorted(int(n) for _, n in runs) == [30, 30] and {pid for pid, _ in runs} == {str(parent), runs[1][0]}
+    assert runs[0][0] != runs[1][0]
+
+    def failing(work, items):  # type: ignore[no-untyped-def]
+        def fails_in_child(part):  # type: ignore[no-untyped-def]
+            if os.getpid() != parent:
+                raise MemoryError("the child ran out")
+            return work(part)
+        return real_in_two(fails_in_child, items)
+
+    monkeypatch.setattr(forks, "in_two", failing)
+    assert related(notes) == alone
+
+
 def exact_top(notes: list[RelatedInput]) -> dict[str, list[str]]:
     """Plain TF-IDF cosine over every pair (scikit-learn's smoothed idf, no rounding, no pruning)."""
     counts = [Counter(n.terms) for n in notes]

@@ -8,6 +8,11 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 def can_fork() -> bool:
@@ -63,3 +68,50 @@ def one_blas_thread() -> None:
     called before."""
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
+
+
+def in_two(work: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T]) -> list[_R]:
+    """``work(items)``, its second half done by a forked child when ``can_fork``: the child writes its
+    results to a file (a pipe would stall it while this process works on the first half), read here
+    afterwards. A child that fails, or is killed, leaves its half to this process. ``work`` must give one
+    result per item, whatever the items around it."""
+    half = len(items) // 2
+    if half < 1 or not can_fork():
+        return work(items)
+    import pickle
+    import tempfile
+
+    parent = os.getpid()
+    try:
+        out = tempfile.TemporaryFile()
+        pid = os.fork()
+    except OSError:
+        return work(items)
+    if pid == 0:
+        status = 1  # the child: nothing after this block runs in it, whatever happens
+        try:
+            die_with_parent(parent)
+            pickle.dump(work(items[half:]), out, pickle.HIGHEST_PROTOCOL)
+            out.flush()
+            status = 0
+        finally:
+            os._exit(status)
+    try:
+        first = work(items[:half])
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        out.close()
+        raise
+    _, status = os.waitpid(pid, 0)
+    second: list[_R] | None = None
+    if status == 0:
+        out.seek(0)
+        try:  # written by our own child, in a file only it and this process hold
+            second = pickle.load(out)  # noqa: S301
+        except (EOFError, pickle.UnpicklingError):
+            second = None
+    out.close()
+    if second is None or len(second) != len(items) - half:
+        second = work(items[half:])
+    return first + second
