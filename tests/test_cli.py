@@ -5,7 +5,6 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from conftest import EXAMPLES, example_notes, write_note
@@ -105,23 +104,3 @@ def test_new_scaffolds_a_note_that_builds(tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "must look like ICML2026" in bad.stderr
     built = runner.invoke(app, ["build", str(corpus), "-o", str(tmp_path / "site")])
     assert built.exit_code == 0 and (tmp_path / "site/NeurIPS2017/llm_nlp/attention_is_all_you_need/index.html").is_file()
-
-
-def test_the_progress_bar_draws_without_a_thread_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A build forks helpers only while no thread runs (``forks.can_fork``): the bar is redrawn by the calls
-    that report progress, never by a refresh thread."""
-    import io
-    import threading
-
-    from rich.console import Console
-
-    from papernotes.cli import progress
-
-    monkeypatch.setattr(progress, "SHOW_AFTER", 0.0)
-    out = io.StringIO()
-    before = threading.active_count()
-    with progress.progress_bar(Console(file=out, force_terminal=True, width=80)) as report:
-        for done in range(0, 101, 10):
-            report("rendering", done, 100)
-            assert threading.active_count() == before
-    assert "rendering" in out.getvalue() and "100/100" in out.getvalue()

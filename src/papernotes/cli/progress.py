@@ -1,10 +1,7 @@
 """A rich progress bar for long phases; invisible for phases under a second.
 
 rich is imported when a bar first shows, so a command that finishes within a
-second (an up-to-date build) never loads it. The bar is redrawn by the calls that
-report progress (at most every ``REDRAW`` seconds), not by a thread of its own: a
-build forks helpers only while no thread runs (``forks.can_fork``), and a refresh
-thread would have kept every build that shows a bar in one process.
+second (an up-to-date build) never loads it.
 """
 from __future__ import annotations
 
@@ -17,7 +14,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 SHOW_AFTER = 1.0
-REDRAW = 0.1
 
 
 @contextmanager
@@ -27,10 +23,9 @@ def progress_bar(console: Console | None = None, disable: bool = False) -> Itera
     bar: Any = None
     tasks: dict[str, int] = {}
     started: dict[str, float] = {}
-    drawn = 0.0
 
     def callback(phase: str, done: int, total: int) -> None:
-        nonlocal bar, drawn
+        nonlocal bar
         if disable:
             return
         now = time.monotonic()
@@ -43,9 +38,6 @@ def progress_bar(console: Console | None = None, disable: bool = False) -> Itera
         if phase not in tasks:
             tasks[phase] = bar.add_task(phase, total=total)
         bar.update(tasks[phase], completed=done, total=total)
-        if now - drawn >= REDRAW or done >= total:
-            bar.refresh()
-            drawn = now
 
     try:
         yield callback
@@ -61,4 +53,4 @@ def _bar(console: Console | None) -> Any:
     if console is None:
         console = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True, auto_refresh=False)
+                    console=console, transient=True)
