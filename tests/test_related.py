@@ -80,11 +80,12 @@ def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("exact_notes", [5000, 10], ids=["exact", "pruned"])
-def test_rows_scored_half_by_a_forked_process_are_the_same(exact_notes: int, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Many rows: a forked process scores the second half (``forks.in_two``); the lists are those of one
-    process, and a child that fails leaves its half to the parent."""
+def test_rows_scored_by_a_forked_process_too_are_the_same(exact_notes: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many rows: a forked process takes blocks of them too (``forks.share``); the lists are those of one
+    process, and the blocks of a child that died are scored by the parent."""
     import os
+    import time
 
     import papernotes.site.related as module
     import papernotes.site.related_exact as exact
@@ -94,31 +95,34 @@ def test_rows_scored_half_by_a_forked_process_are_the_same(exact_notes: int, tmp
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     alone = related(notes)
     monkeypatch.setattr(module, "SPLIT_ROWS", 10)
+    monkeypatch.setattr(module, "SPLIT_BLOCK", 7)
     monkeypatch.setattr(forks, "can_fork", lambda: True)
-    parent, ran = os.getpid(), tmp_path / "ran"
-    real_in_two = forks.in_two
+    parent, ran, share = os.getpid(), tmp_path / "ran", forks.share
 
-    def noting(work, items):  # type: ignore[no-untyped-def]
-        def noted(part):  # type: ignore[no-untyped-def]
+    def noting(tasks, work, workers):  # type: ignore[no-untyped-def]
+        def noted(block):  # type: ignore[no-untyped-def]
             with ran.open("a") as f:
-                f.write(f"{os.getpid()} {len(part)}\n")
-            return work(part)
-        return real_in_two(noted, items)
+                f.write(f"{os.getpid()} {len(block)}\n")
+            if os.getpid() == parent:
+                time.sleep(0.02)  # leave the child time to take blocks
+            return work(block)
+        return share(tasks, noted, workers)
 
-    monkeypatch.setattr(forks, "in_two", noting)
+    monkeypatch.setattr(forks, "share", noting)
     assert related(notes) == alone
     runs = [line.split() for line in ran.read_text().splitlines()]
-    assert sorted(int(n) for _, n in runs) == [30, 30] and {pid for pid, _ in runs} == {str(parent), runs[1][0]}
-    assert runs[0][0] != runs[1][0]
+    assert sum(int(n) for _, n in runs) == 60 and len({pid for pid, _ in runs}) == 2
+    assert str(parent) in {pid for pid, _ in runs}
 
-    def failing(work, items):  # type: ignore[no-untyped-def]
-        def fails_in_child(part):  # type: ignore[no-untyped-def]
+    def dying(tasks, work, workers):  # type: ignore[no-untyped-def]
+        def dies_in_child(block):  # type: ignore[no-untyped-def]
             if os.getpid() != parent:
-                raise MemoryError("the child ran out")
-            return work(part)
-        return real_in_two(fails_in_child, items)
+                os._exit(9)
+            time.sleep(0.02)
+            return work(block)
+        return share(tasks, dies_in_child, workers)
 
-    monkeypatch.setattr(forks, "in_two", failing)
+    monkeypatch.setattr(forks, "share", dying)
     assert related(notes) == alone
 
 

@@ -1,15 +1,17 @@
 """When a build may fork a helper process, and how that helper dies with the build.
 
 The scan (``corpus/load.py``) and the search index of a first build
-(``site/search/background.py``) each hand part of their work to a forked child.
+(``site/search/background.py``) each hand part of their work to a forked child;
+``share`` spreads tasks over this process and forked ones (tokenising a search
+index, scoring the related lists of a large corpus).
 """
 from __future__ import annotations
 
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import IO, TypeVar
 
 _T = TypeVar("_T")
 _R = TypeVar("_R")
@@ -70,48 +72,85 @@ def one_blas_thread() -> None:
         os.environ.setdefault(name, "1")
 
 
-def in_two(work: Callable[[Sequence[_T]], list[_R]], items: Sequence[_T]) -> list[_R]:
-    """``work(items)``, its second half done by a forked child when ``can_fork``: the child writes its
-    results to a file (a pipe would stall it while this process works on the first half), read here
-    afterwards. A child that fails, or is killed, leaves its half to this process. ``work`` must give one
-    result per item, whatever the items around it."""
-    half = len(items) // 2
-    if half < 1 or not can_fork():
-        return work(items)
+def share(tasks: Sequence[_T], work: Callable[[_T], _R], workers: int) -> list[_R]:
+    """``[work(task) for task in tasks]``, done by this process and ``workers - 1`` forked children.
+
+    Each process takes the next task from one shared counter when it is done with its last, so all
+    finish about together. A child writes what it made to a file of its own (a pipe would stall it while
+    this process works), read here once no task is left; the children die with this process
+    (``die_with_parent``, so Linux only: elsewhere, or with one worker, this process does every task).
+    What a child raised is raised here. The tasks of a child that could not be had (fork or temporary
+    file refused) or that died without a word (killed) are done here.
+    """
+    if workers < 2 or len(tasks) < 2 or not sys.platform.startswith("linux"):
+        return [work(task) for task in tasks]
+    import ctypes  # noqa: F401 - for die_with_parent: imported once here rather than in every child
+    import multiprocessing
     import pickle
     import tempfile
 
+    ctx = multiprocessing.get_context("fork")
+    counter, lock = ctx.RawValue("i", 0), ctx.Lock()
+
+    def taken() -> Iterator[int]:
+        while True:
+            with lock:
+                i = counter.value
+                counter.value = i + 1
+            if i >= len(tasks):
+                return
+            yield i
+
     parent = os.getpid()
+    children: list[tuple[int, IO[bytes]]] = []
+    done: dict[int, _R] = {}
     try:
-        out = tempfile.TemporaryFile()
-        pid = os.fork()
-    except OSError:
-        return work(items)
-    if pid == 0:
-        status = 1  # the child: nothing after this block runs in it, whatever happens
-        try:
-            die_with_parent(parent)
-            pickle.dump(work(items[half:]), out, pickle.HIGHEST_PROTOCOL)
-            out.flush()
-            status = 0
-        finally:
-            os._exit(status)
-    try:
-        first = work(items[:half])
+        for _ in range(workers - 1):
+            try:
+                out = tempfile.TemporaryFile()
+            except OSError:
+                break
+            try:
+                pid = os.fork()
+            except OSError:
+                out.close()
+                break
+            if pid:
+                children.append((pid, out))
+                continue
+            status = 1  # the child: nothing after this block runs in it, whatever happens
+            try:
+                die_with_parent(parent)
+                for i in taken():
+                    pickle.dump((i, work(tasks[i])), out, pickle.HIGHEST_PROTOCOL)
+                status = 0
+            except BaseException as failure:  # noqa: BLE001 - the parent raises it
+                pickle.dump((-1, failure), out, pickle.HIGHEST_PROTOCOL)
+            finally:
+                out.flush()
+                os._exit(status)
+        for i in taken():
+            done[i] = work(tasks[i])
+        for pid, out in children:
+            os.waitpid(pid, 0)
+            out.seek(0)
+            while True:
+                try:  # written by our own child, in a file only it and this process hold
+                    i, made = pickle.load(out)  # noqa: S301
+                except (EOFError, pickle.UnpicklingError):  # the end, or where a child was cut short
+                    break
+                if i < 0:
+                    raise made
+                done[i] = made
     except BaseException:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        out.close()
+        for pid, _ in children:  # this process failed: its children go with it
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
         raise
-    _, status = os.waitpid(pid, 0)
-    second: list[_R] | None = None
-    if status == 0:
-        out.seek(0)
-        try:  # written by our own child, in a file only it and this process hold
-            second = pickle.load(out)  # noqa: S301
-        except (EOFError, pickle.UnpicklingError):
-            second = None
-    out.close()
-    if second is None or len(second) != len(items) - half:
-        second = work(items[half:])
-    return first + second
+    finally:
+        for _, out in children:
+            out.close()
+    return [done[i] if i in done else work(tasks[i]) for i in range(len(tasks))]

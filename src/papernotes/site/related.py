@@ -47,8 +47,10 @@ MIN_DF_CAP = 50
 """A term in this many notes or fewer is never too common to count (small corpora)."""
 IDF_STEPS = 16
 SPLIT_ROWS = 20_000
-"""From this many rows to score, a forked process scores half of them (``forks.in_two``): at 50,000 notes
-the related lists keep one core of two busy for ~7 s of scoring otherwise."""
+"""From this many rows to score, a forked process takes blocks of them too (``forks.share``): at 50,000
+notes the related lists keep one core of two busy for ~7 s of scoring otherwise."""
+SPLIT_BLOCK = 2_000
+"""Rows a process scores per task."""
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _TITLE_KEY = re.compile(r"\W+")
@@ -180,10 +182,12 @@ def compute(notes: list[RelatedInput], previous: Any = None) -> Outcome:
         score = model.rows
         stale = (lambda: related_update.stale_rows(model, previous))
     todo, kept = (list(range(model.n)), {}) if previous is None else stale()
-    if len(todo) >= SPLIT_ROWS:  # many rows: half of them scored by a forked process (the model shared)
+    if len(todo) >= SPLIT_ROWS:  # many rows: a forked process scores some of them (the model shared)
         from papernotes import forks
 
-        scored = dict(zip(todo, forks.in_two(score, todo), strict=True))
+        blocks = [todo[i:i + SPLIT_BLOCK] for i in range(0, len(todo), SPLIT_BLOCK)]
+        parts = forks.share(blocks, score, 2 if forks.can_fork() else 1)
+        scored = dict(zip(todo, (row for part in parts for row in part), strict=True))
     else:
         scored = dict(zip(todo, score(todo), strict=True))
     results = [scored[i] if i in scored else kept[i] for i in range(model.n)]

@@ -24,12 +24,11 @@ import gc
 import hashlib
 import multiprocessing
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
+from papernotes import forks
 from papernotes.corpus.model import Entry, Note
 from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
@@ -230,91 +229,6 @@ def _tokenise_range(bounds: tuple[int, int]) -> list[Record]:
     return list(note_records(_texts(todo[bounds[0]:bounds[1]], read_body, lang)))
 
 
-def _tokenise_together(bounds: list[tuple[int, int]], workers: int) -> list[Record]:
-    """``_tokenise_range`` of every task, in order, run by this process and ``workers - 1`` forked ones.
-
-    Each process takes the next task from a shared counter when it is done with its last, so they all
-    finish about together; a child writes what it made to a file of its own, read here once this process
-    found no task left (a pipe would stall the child while this process tokenises). Compared with a pool of
-    ``workers`` processes, no process waits and half the records are not sent anywhere.
-    """
-    import ctypes  # noqa: F401 - for forks.die_with_parent, imported once here rather than in every child
-    import pickle
-    import tempfile
-
-    from papernotes import forks
-
-    ctx = multiprocessing.get_context("fork")
-    counter = ctx.RawValue("i", 0)
-    lock = ctx.Lock()
-
-    def tasks() -> Iterator[int]:
-        while True:
-            with lock:
-                i = counter.value
-                counter.value = i + 1
-            if i >= len(bounds):
-                return
-            yield i
-
-    parent = os.getpid()
-    children: list[tuple[int, IO[bytes]]] = []
-    done: dict[int, list[Record]] = {}
-    try:
-        for _ in range(workers - 1):
-            try:
-                out = tempfile.TemporaryFile()
-            except OSError:  # no room for a child's records: this process does more of the tasks
-                break
-            try:
-                pid = os.fork()
-            except OSError:  # no process to spare: likewise
-                out.close()
-                break
-            if pid:
-                children.append((pid, out))
-                continue
-            status = 1  # the child: nothing after this block runs in it, whatever happens
-            try:
-                forks.die_with_parent(parent)
-                for i in tasks():
-                    pickle.dump((i, _tokenise_range(bounds[i])), out, pickle.HIGHEST_PROTOCOL)
-                status = 0
-            except BaseException as failure:  # noqa: BLE001 - the parent raises it
-                pickle.dump((-1, failure), out, pickle.HIGHEST_PROTOCOL)
-            finally:
-                out.flush()
-                os._exit(status)
-        for i in tasks():
-            done[i] = _tokenise_range(bounds[i])
-        for pid, out in children:
-            os.waitpid(pid, 0)
-            out.seek(0)
-            while True:
-                try:  # written by our own child, in a file only it and this process hold
-                    i, made = pickle.load(out)  # noqa: S301
-                except (EOFError, pickle.UnpicklingError):  # the end, or where a child was cut short
-                    break
-                if i < 0:
-                    raise made
-                done[i] = made
-    except BaseException:
-        for pid, _ in children:  # this process failed: its children go with it
-            try:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-            except (ProcessLookupError, ChildProcessError):
-                pass
-        raise
-    finally:
-        for _, out in children:
-            out.close()
-    missing = [i for i in range(len(bounds)) if i not in done]
-    if missing:  # a child died without a word (killed)
-        raise RuntimeError(f"search index: a tokenising process died; {len(missing)} of {len(bounds)} tasks lost")
-    return [record for i in range(len(bounds)) for record in done[i]]
-
-
 def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body: BodyReader,
                       lang: str, workers: int) -> dict[str, Record]:
     """Tokenise the notes (record key → entry) whose record is not cached yet and store the records.
@@ -349,8 +263,9 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
     gc.freeze()  # forked workers share the parent's records copy-on-write
     try:
         if in_memory and sys.platform.startswith("linux"):  # this process tokenises too, beside workers - 1
-            # forked ones (which die with it: PR_SET_PDEATHSIG is Linux's)
-            keep(list(zip(todo, _tokenise_together(bounds, workers), strict=True)))
+            # forked ones (which die with it: PR_SET_PDEATHSIG is Linux's); their records come back in full
+            parts = forks.share(bounds, _tokenise_range, workers)
+            keep(list(zip(todo, (record for part in parts for record in part), strict=True)))
             store.put_records(kept.items(), wait=False)
             return kept
         # a fresh worker every RECYCLE_NOTES notes: what one copied of the parent (reference counts) and its
