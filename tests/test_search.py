@@ -74,6 +74,7 @@ class Core:
           return IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); }
         function full(q) { return ranked(q).full; }
         function alternatives(q) { return JSON.stringify(IDX.alternatives(q)); }
+        function upcoming(q) { return JSON.stringify(IDX.upcoming(q)); }
         function wantedAll(q) { var out = {}; [q].concat(IDX.alternatives(q)).forEach(function (a) {
           S.parseQuery(a).forEach(function (c) { c.groups.forEach(function (g) {
             S.shardsFor(M.shards, g).forEach(function (n) { out[n] = 1; }); }); }); }); return Object.keys(out).join(","); }
@@ -81,10 +82,10 @@ class Core:
           qs.forEach(function (cl) { cl.forEach(function (c) { c.groups.forEach(function (g) {
             where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); }); });
           var r = IDX.rankAll(qs, function (g) { return where[g.term + '|' + g.prefix]; });
-          var d = IDX.dedupe(r.docs, r.scores); return JSON.stringify(d.slice(0, d.length)); }
+          var d = IDX.dedupe(r.docs, r.scores, r.order, r.full); return JSON.stringify(d.slice(0, d.length)); }
         function rank(q) { var where = {}, cl = S.parseQuery(q);
           cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
-          var r = IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); var d = IDX.dedupe(r.docs, r.scores); return JSON.stringify(d.slice(0, d.length)); }
+          var r = IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); var d = IDX.dedupe(r.docs, r.scores, r.order, r.full); return JSON.stringify(d.slice(0, d.length)); }
         """)
         self.site = site
         if site is not None:
@@ -113,6 +114,9 @@ class Core:
 
     def alternatives(self, query: str) -> list[str]:
         return json.loads(self.ctx.get("alternatives")(query))
+
+    def upcoming(self, query: str) -> list[str]:
+        return json.loads(self.ctx.get("upcoming")(query))
 
     def full(self, query: str) -> int:
         """How many documents match every word of ``query`` (the first ones ``search`` returns)."""
@@ -411,6 +415,11 @@ def test_a_chinese_query_also_finds_what_its_synonyms_find(tmp_path: Path) -> No
     assert core.alternatives("偏微分 方程") == ["PDE", "partial differential equation"]
     assert core.alternatives("PDE") == []  # one English word or acronym is not expanded
     assert core.alternatives("Partial  differential equation") == ["偏微分方程", "PDE"]  # a phrase is
+    # while a term of a group is typed, the page loads its synonyms' shards ahead
+    assert core.upcoming("偏微分") == ["PDE", "partial differential equation"]
+    assert core.upcoming("partial  diff") == ["偏微分方程", "PDE"]
+    assert core.upcoming("偏微分方程") == [] and core.upcoming("pa") == []  # whole, or too short to say
+    assert core.upcoming("模型") == []  # the beginning of more than two terms: none loaded
     # the note that writes 偏微分方程 first, then the one whose title says PDE (and the ODE note, which has
     # three of the four bigrams of 偏微分方程)
     assert titles(site, core.search_all("偏微分方程"))[:2] == ["zh", "en"]
@@ -823,3 +832,65 @@ def test_a_document_is_found_by_its_whole_path() -> None:
     paths = "\0ICLR2025/a/b.md\0ICLR2025/xa/b.md\0ICLR2025/a/b.md.md\0"
     assert [document_index(paths, p) for p in ("ICLR2025/a/b.md", "ICLR2025/xa/b.md", "ICLR2025/a/b.md.md")] == [0, 1, 2]
     assert document_index(paths, "a/b.md") is None and document_index(paths, "ICLR2025/a") is None
+
+
+def test_a_duplicates_row_links_the_other_notes_of_its_paper(tmp_path: Path) -> None:
+    """A result shown once for its paper links its other notes from its own row (no other file fetched)."""
+    notes = {f"ICLR2025/llm_nlp/n{i}.md": dict(title=f"Note number {i}", venue="ICLR2025", domain="llm_nlp")
+             for i in range(10)}
+    notes["ICML2025/llm_nlp/twin.md"] = dict(title="Note number 3", venue="ICML2025", domain="llm_nlp")
+    corpus = write_corpus(tmp_path / "c", notes)
+    files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
+    manifest = json.loads(files["search/index.json"])
+    chunk = manifest["chunk"]
+    rows = [row for k in range(0, manifest["docs"], chunk) for row in json.loads(files[f"search/d/{k // chunk}.json"])]
+    [group] = manifest["dups"]
+    first, second = group
+    assert rows[first][3] == [[second, rows[second][2]]] and rows[second][3] == [[first, rows[first][2]]]
+    assert sorted(rows[d][2].split("/")[0] for d in group) == ["ICLR2025", "ICML2025"]
+    assert all(len(row) == 3 for i, row in enumerate(rows) if i not in group)
+
+
+LARGE_RANKING = """
+function largeRanking(n, dups) {
+  // one term on every document, one on three of them: the query "every few" matches three documents
+  // in full, so the other n - 3 follow as missing one word, each part more than 4 x HEAD long
+  var every = new Int32Array(n), impacts = new Uint8Array(n + 3);
+  for (var i = 0; i < n; i++) { every[i] = i; impacts[i] = 1 + (i * 37) % 200; }
+  impacts[n] = 9; impacts[n + 1] = 9; impacts[n + 2] = 250;
+  var shard = { terms: ["every", "few"], index: { every: 0, few: 1 }, starts: new Int32Array([0, n, n + 3]),
+                docs: new Int32Array(Array.prototype.slice.call(every).concat([3, 1200, 1999])), impacts: impacts };
+  var ix = new S.Index({ docs: n, impact: [0.05, 64], dead: [], cells: [[0, 0, 0, n]], dups: dups, venues: [["V", "V", 2025]],
+                         domains: [["d", "d"]], synonyms: [] });
+  ix.shards = { 0: shard };
+  return ix;
+}
+function pages(n, dups, eager) {
+  var ix = largeRanking(n, JSON.parse(dups)), q = S.parseQuery("every few"), where = function () { return [0]; };
+  if (eager === 2) ix.warm();  // warming leaves the index as it was
+  var r = ix.rankAll([q], where);
+  if (eager === 1) r.order(r.docs.length);
+  var d = ix.dedupe(r.docs, r.scores, eager === 1 ? null : r.order, r.full), out = [];
+  for (var k = 0; k < d.length; k += 10) out = out.concat(d.slice(k, k + 10));
+  return JSON.stringify({ length: d.length, complete: d.complete, full: r.full, hits: out });
+}
+"""
+
+
+def test_a_large_ranking_is_put_in_order_as_far_as_its_pages_need(tmp_path: Path) -> None:
+    """Past 4 × HEAD candidates a part of the ranking is first ordered only as far as its best HEAD:
+    page by page, the results, their duplicates and counts are those of the ranking put in order at once."""
+    core = Core()
+    core.ctx.eval(LARGE_RANKING)
+    dups = [[5, 1800], [7, 8, 1999], [3, 1500]]  # across the first HEAD and the rest; one with a full match
+    lazy, eager, warmed = (json.loads(core.ctx.get("pages")(2000, json.dumps(dups), mode)) for mode in (0, 1, 2))
+    assert lazy == eager == warmed
+    hits = lazy["hits"]
+    assert lazy["full"] == 3 and lazy["length"] == 2000 - 4 and lazy["complete"] == 3  # 4 notes of papers shown
+    assert [h["doc"] for h in hits[:3]] == [1999, 3, 1200]  # the full matches first, best first
+    keys = [(-round(h["score"] * 1e6), h["doc"]) for h in hits[3:]]
+    assert keys == sorted(keys) and len({h["doc"] for h in hits}) == len(hits)  # then the rest, in order
+    shown = {h["doc"]: h["also"] for h in hits}
+    for group in dups:  # a paper once, its other notes listed with it
+        [leader] = [d for d in group if d in shown]
+        assert sorted(shown[leader]) == sorted(set(group) - {leader})

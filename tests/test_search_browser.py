@@ -89,8 +89,12 @@ def page(browser, served):  # type: ignore[no-untyped-def]
     page.dialogs = []
     page.on("request", lambda request: page.requests.append(request.url))
     page.on("dialog", lambda dialog: (page.dialogs.append(dialog.message), dialog.dismiss()))
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
+    page.wait_for_timeout(50)  # the ranking's warm-up runs when the page is idle
     context.close()
+    assert errors == []
 
 
 def search(page, served: str, query: str = "") -> list[str]:  # type: ignore[no-untyped-def]
@@ -116,6 +120,12 @@ def test_chinese_compounds_with_and_without_spaces(page, served: str) -> None:
     assert kd[0] == "kd" and "knowledge" in kd and "quant" not in kd
     assert kd.count("kd") + kd.count("kd-again") == 1  # one paper, shown once
     assert page.inner_text("#results dd .also").strip().endswith("ICML2025")
+    other = page.eval_on_selector("#results dd .also a", "a => a.pathname")  # from the shown note's row
+    assert other == "/site/ICML2025/model_compression/kd-again/"
+    # the facet counts count a paper once per value: its two notes share a domain and a year
+    labels = page.eval_on_selector_all("#f-domain option, #f-year option, #f-venue option", "els => els.map(o => o.textContent)")
+    for label in ("模型压缩 (1)", "2025 (2)", "ICML2025 (1)", "ICLR2025 (2)"):
+        assert any(shown.endswith(label) for shown in labels), (label, labels)
     assert page.eval_on_selector_all("#results dt:first-of-type mark", "els => els.length") == 0  # English title
     assert "知识蒸馏" in page.eval_on_selector_all("#results dd mark", "els => els.map(e => e.textContent)")
     spaced = type_query(page, "知识 蒸馏")

@@ -22,8 +22,10 @@
   var PREFIX_SHARDS = 3;     // and from at most this many shards
   var PHRASE = 1.3;          // a Chinese run or a hyphenated compound matched in full scores this much more
   var SYNONYMS = 2;          // a query is ranked with at most this many of its synonyms
+  var UPCOMING = 2;          // the synonyms of at most this many terms a query is the beginning of are loaded ahead
   var SYNONYM = 0.99;        // a synonym's scores, relative to the typed query's: its best match ranks second
   var RELAX_BELOW = 10;      // fewer documents with every word: those missing one follow
+  var HEAD = 100;            // results put in order at once (ten pages), the others when a page past them is asked for
   var DOC_SPAN = 1048576;    // document ids below 2**20 (scores below 4,000 keep 1e-6 precision in a double)
 
   function normalise(text) {
@@ -150,6 +152,8 @@
     return out;
   }
 
+  var UTF8 = typeof TextDecoder !== "undefined" ? new TextDecoder() : null;  // QuickJS (the tests) has none
+
   // A shard (encode.py's format) as {terms, index: term -> position, starts, docs, impacts}.
   function decodeShard(bytes) {
     if (bytes[0] !== 1) throw new Error("unknown search shard version " + bytes[0]);
@@ -162,15 +166,25 @@
       return value;
     }
     var count = read(), length = read();
-    var terms = count ? utf8(bytes.subarray(pos, pos + length)).split("\n") : [];
+    var text = bytes.subarray(pos, pos + length);
+    var terms = count ? (UTF8 ? UTF8.decode(text) : utf8(text)).split("\n") : [];
     pos += length;
     var starts = new Int32Array(count + 1);
     for (var i = 0; i < count; i++) starts[i + 1] = starts[i] + read();
     var total = starts[count];
     var docs = new Int32Array(total);
-    for (var t = 0; t < count; t++) {
+    for (var t = 0; t < count; t++) {  // gaps between document ids, as varints (inlined: the hot loop)
       var doc = 0;
-      for (var k = starts[t]; k < starts[t + 1]; k++) { doc += read(); docs[k] = doc; }
+      for (var k = starts[t], end = starts[t + 1]; k < end; k++) {
+        var b = bytes[pos++];
+        if (b < 0x80) doc += b;
+        else {
+          var value = b & 0x7f, scale = 128;
+          do { b = bytes[pos++]; value += (b & 0x7f) * scale; scale *= 128; } while (b & 0x80);
+          doc += value;
+        }
+        docs[k] = doc;
+      }
     }
     var index = {};
     for (var j = 0; j < count; j++) index[terms[j]] = j;
@@ -298,35 +312,71 @@
   // was looked up in. A clause scores the sum of its groups' scores (per group, the best of its
   // expansions), times PHRASE when all of its groups match. When fewer than RELAX_BELOW documents
   // match every clause of a query of two or more, the documents that miss exactly one follow them.
-  // Returns {docs, scores, full}: best first, the `full` first ones matching every clause.
+  // Returns a ranking (see `ordered`): best first, the `full` first ones matching every clause.
+  //
+  // Ranking runs once per keystroke over postings of up to the whole corpus, mostly before the JIT
+  // has warmed up: the loops below are plain loops over typed arrays (no callback per posting), and
+  // the per-document arrays are allocated once per index and cleared through the lists of the
+  // documents they touched.
   Index.prototype.rank = function (clauses, shardsOf) {
-    var n = this.n, self = this;
-    var hard = clauses.filter(function (c) { return !c.soft; });
-    var soft = clauses.filter(function (c) { return c.soft; });
-    if (!hard.length) return { docs: new Int32Array(0), scores: new Float64Array(0), full: 0 };
-    var count = new Uint16Array(n), total = new Float64Array(n), touched = [];
-    hard.forEach(function (clause) {
-      var c = self.clauseScores(clause, shardsOf);
-      for (var k = 0; k < c.docs.length; k++) {
-        var d = c.docs[k];
-        if (count[d] === 0) touched.push(d);
+    var m = this.matches(clauses, shardsOf), total = this.scratch().total, i;
+    for (i = 0; i < m.docs.length; i++) total[m.docs[i]] = m.scores[i];
+    var out = ordered(m.docs.subarray(0, m.full), m.docs.subarray(m.full), total);
+    for (i = 0; i < m.docs.length; i++) total[m.docs[i]] = 0;
+    return out;
+  };
+
+  // What `rank` orders, unordered: {docs, scores, full, top}: the `full` documents matching every
+  // clause, then those missing one (when they follow), and `top`, the score `rank` would put first.
+  Index.prototype.matches = function (clauses, shardsOf) {
+    var hard = [], soft = [];
+    for (var c = 0; c < clauses.length; c++) (clauses[c].soft ? soft : hard).push(clauses[c]);
+    if (!hard.length) return { docs: new Int32Array(0), scores: new Float64Array(0), full: 0, top: 0 };
+    var w = this.scratch(), count = w.clauses, total = w.total, touched = w.ranked, nt = 0, h, k, d;
+    for (h = 0; h < hard.length; h++) {
+      var found = this.clauseScores(hard[h], shardsOf);
+      for (k = 0; k < found.docs.length; k++) {
+        d = found.docs[k];
+        if (count[d] === 0) touched[nt++] = d;
         count[d]++;
-        total[d] += c.scores[k];
+        total[d] += found.scores[k];
       }
-    });
-    var want = hard.length, full = [], partial = [];
-    for (var t = 0; t < touched.length; t++) {
-      var d = touched[t];
-      if (count[d] === want) full.push(d); else if (count[d] === want - 1) partial.push(d);
     }
-    var least = want > 1 && full.length < RELAX_BELOW ? want - 1 : want;
-    soft.forEach(function (c) {
-      var extra = self.clauseScores(c, shardsOf);
-      for (var j = 0; j < extra.docs.length; j++) {
-        if (count[extra.docs[j]] >= least) total[extra.docs[j]] += extra.scores[j];
+    var want = hard.length, nf = 0;
+    for (k = 0; k < nt; k++) if (count[touched[k]] === want) nf++;
+    var least = want > 1 && nf < RELAX_BELOW ? want - 1 : want;
+    for (h = 0; h < soft.length; h++) {
+      var extra = this.clauseScores(soft[h], shardsOf);
+      for (k = 0; k < extra.docs.length; k++) {
+        if (count[extra.docs[k]] >= least) total[extra.docs[k]] += extra.scores[k];
       }
+    }
+    var docs = new Int32Array(nt), scores = new Float64Array(nt), at = 0, part = nf, first = Infinity, top = 0;
+    for (k = 0; k < nt; k++) {
+      d = touched[k];
+      var i = count[d] === want ? at++ : count[d] >= least ? part++ : -1;
+      if (i >= 0) {
+        docs[i] = d;
+        scores[i] = total[d];
+        if (i < nf || !nf) {  // the first of `rank`'s order: the least key (-score to 1e-6, then doc)
+          var key = -Math.round(total[d] * 1e6) * DOC_SPAN + d;
+          if (key < first) { first = key; top = total[d]; }
+        }
+      }
+      count[d] = 0;
+      total[d] = 0;
+    }
+    return { docs: docs.subarray(0, part), scores: scores.subarray(0, part), full: nf, top: top };
+  };
+
+  // Per-document working arrays, made once per index (ranking is not re-entered).
+  Index.prototype.scratch = function () {
+    var n = this.n;
+    return this.work || (this.work = {
+      groups: new Uint8Array(n), sums: new Float64Array(n), best: new Float64Array(n), listed: new Int32Array(n),
+      seen: new Int32Array(n), clauses: new Uint16Array(n), total: new Float64Array(n), ranked: new Int32Array(n),
+      clauseDocs: new Int32Array(n), clauseScores: new Float64Array(n)
     });
-    return ordered(full, least < want ? partial : [], total);
   };
 
   // The other terms of the synonym groups `query` is a term of, the first SYNONYMS of them (each
@@ -340,83 +390,214 @@
     return expand ? (this.synonyms[queryKey(query)] || []).slice(0, SYNONYMS) : [];
   };
 
+  // The synonyms a query is on its way to: while "knowledge dis" is typed, those of "knowledge
+  // distillation" (知识蒸馏), when the typed text begins at most UPCOMING longer terms of synonym
+  // groups that alternatives() would expand. The page loads their shards while the rest is typed,
+  // so the keystroke that completes the term does not wait for them.
+  Index.prototype.upcoming = function (query) {
+    var key = queryKey(query), found = [];
+    if (key.length < PREFIX_MIN) return [];
+    for (var other in this.synonyms) {
+      if (other.length > key.length && other.slice(0, key.length) === key && this.alternatives(other).length) {
+        if (found.length === UPCOMING) return [];
+        found.push(other);
+      }
+    }
+    var out = [];
+    found.forEach(function (k) { out.push.apply(out, this.alternatives(k)); }, this);
+    return out;
+  };
+
   // Rank several queries that say the same thing (the typed one and its synonyms) as one: a document
   // scores its best score of any of them, each query's scores divided by its best one (a query of
   // three words sums three clauses); those matching every clause of one of them come first, and those
   // missing one word of one of them follow only when fewer than RELAX_BELOW match in full.
   Index.prototype.rankAll = function (queries, shardsOf) {
     if (queries.length === 1) return this.rank(queries[0], shardsOf);
-    var best = new Float64Array(this.n), state = new Uint8Array(this.n), touched = [], self = this;
-    queries.forEach(function (clauses, k) {
-      var r = self.rank(clauses, shardsOf), weight = (k ? SYNONYM : 1) / (r.scores.length ? r.scores[0] : 1);
+    var n = this.n, best = new Float64Array(n), state = new Uint8Array(n), touched = new Int32Array(n), nt = 0;
+    for (var q = 0; q < queries.length; q++) {
+      var r = this.matches(queries[q], shardsOf), weight = (q ? SYNONYM : 1) / (r.docs.length ? r.top : 1);
       for (var i = 0; i < r.docs.length; i++) {
         var d = r.docs[i], level = i < r.full ? 2 : 1, score = r.scores[i] * weight;
-        if (!state[d]) touched.push(d);
+        if (!state[d]) touched[nt++] = d;
         if (level > state[d] || (level === state[d] && score > best[d])) { state[d] = level; best[d] = score; }
       }
-    });
-    var full = touched.filter(function (d) { return state[d] === 2; });
-    return ordered(full, full.length < RELAX_BELOW ? touched.filter(function (d) { return state[d] === 1; }) : [], best);
+    }
+    var full = new Int32Array(nt), partial = new Int32Array(nt), nf = 0, np = 0;
+    for (var k = 0; k < nt; k++) {
+      if (state[touched[k]] === 2) full[nf++] = touched[k]; else partial[np++] = touched[k];
+    }
+    return ordered(full.subarray(0, nf), partial.subarray(0, nf < RELAX_BELOW ? np : 0), best);
   };
 
-  // {docs, scores, full}: `full` then `partial`, each best first, ties in site order (one numeric sort
-  // of keys packing -score, to 1e-6, and the doc id).
+  // A ranking of `full` then `partial`, each best first, ties in site order (the order of keys packing
+  // -score, to 1e-6, and the doc id): {docs, scores, full, order}. `docs` and `scores` hold every
+  // document, but in order only as far as `order(k)` says: it puts at least the first k in order and
+  // returns how many are. A part of more than 4 × HEAD documents is first put in order only as far
+  // as its HEAD best (found by a sample of its keys), the rest when a page past them is asked for:
+  // sorting and decoding every candidate of a prefix like 模 was a fifth of a keystroke at 50,000 notes.
   function ordered(full, partial, total) {
     var docs = new Int32Array(full.length + partial.length), scores = new Float64Array(docs.length);
-    [full, partial].forEach(function (list, part) {
-      var at = part ? full.length : 0, keys = new Float64Array(list.length);
-      for (var i = 0; i < list.length; i++) keys[i] = -Math.round(total[list[i]] * 1e6) * DOC_SPAN + list[i];
-      keys.sort();
-      for (var j = 0; j < keys.length; j++) {
-        var d = ((keys[j] % DOC_SPAN) + DOC_SPAN) % DOC_SPAN;
-        docs[at + j] = d;
-        scores[at + j] = total[d];
+    var parts = [];
+    for (var part = 0; part < 2; part++) {
+      var list = part ? partial : full, at = part ? full.length : 0, keys = new Float64Array(list.length), i;
+      for (i = 0; i < list.length; i++) keys[i] = -Math.round(total[list[i]] * 1e6) * DOC_SPAN + list[i];
+      var rest = list.length > 4 * HEAD ? best(keys, HEAD, list, total, docs, scores, at) : null;
+      if (!rest) {
+        keys.sort();
+        decode(keys, docs, scores, at, total);
+        parts.push({ at: at, end: at + keys.length, sorted: keys.length, rest: null });
+        continue;
       }
-    });
-    return { docs: docs, scores: scores, full: full.length };
+      parts.push({ at: at, end: at + keys.length, sorted: keys.length - rest.length, rest: rest });
+    }
+    return {
+      docs: docs, scores: scores, full: full.length,
+      order: function (k) {
+        for (var j = 0; j < parts.length; j++) {
+          var p = parts[j];
+          if (p.rest && p.at + p.sorted < Math.min(k, p.end)) {
+            // `total` may be working memory reused since: the scores of the rest are the ones decoded with it
+            var from = p.at + p.sorted, top = 0, i;
+            for (i = from; i < p.end; i++) if (docs[i] > top) top = docs[i];
+            var saved = new Float64Array(top + 1);
+            for (i = from; i < p.end; i++) saved[docs[i]] = scores[i];
+            p.rest.sort();
+            decode(p.rest, docs, scores, from, saved);
+            p.sorted = p.end - p.at;
+            p.rest = null;
+          }
+          if (p.at + p.sorted < p.end) return p.at + p.sorted;
+        }
+        return docs.length;
+      }
+    };
   }
 
-  // One clause: the documents matching at least `need` of its groups, with their scores.
+  // Documents and scores of `keys`, in their order, from `at` on.
+  function decode(keys, docs, scores, at, total) {
+    for (var i = 0; i < keys.length; i++) {
+      var d = ((keys[i] % DOC_SPAN) + DOC_SPAN) % DOC_SPAN;
+      docs[at + i] = d;
+      scores[at + i] = total[d];
+    }
+  }
+
+  // Puts in docs and scores, from `at` on, at least the `k` documents of the least `keys` in order,
+  // then the others (of `list`, whose keys they are) in no order; returns the keys of those others.
+  // Null, and nothing written, when a sample of 256 keys misjudged where the k-th falls (sort all).
+  function best(keys, k, list, total, docs, scores, at) {
+    var n = keys.length, sample = new Float64Array(256), step = n / 256, i;
+    for (i = 0; i < 256; i++) sample[i] = keys[Math.floor(i * step)];
+    sample.sort();
+    var limit = sample[Math.min(255, Math.ceil(256 * 2 * k / n) + 2)];  // about 2k + 3 × n/256 keys
+    var head = 0;
+    for (i = 0; i < n; i++) if (keys[i] <= limit) head++;
+    if (head < k) return null;
+    var top = new Float64Array(head), rest = new Float64Array(n - head), a = 0, b = 0;
+    for (i = 0; i < n; i++) {
+      if (keys[i] <= limit) { top[a++] = keys[i]; continue; }
+      docs[at + head + b] = list[i];
+      scores[at + head + b] = total[list[i]];
+      rest[b++] = keys[i];
+    }
+    top.sort();
+    decode(top, docs, scores, at, total);
+    return rest;
+  }
+
+  // Adds idf × impact of the postings [from, to) to `sums`, counting each document once in `groups`
+  // and listing it in `listed` the first time; returns the new length of `listed`.
+  function addPostings(docs, impacts, from, to, dead, idf, impact, groups, sums, listed, nl) {
+    for (var k = from; k < to; k++) {
+      var d = docs[k];
+      if (dead !== null && dead[d]) continue;
+      if (groups[d] === 0) listed[nl++] = d;
+      groups[d]++;
+      sums[d] += idf * impact[impacts[k]];
+    }
+    return nl;
+  }
+
+  // Keeps in `best` each document's best idf × impact over the postings [from, to), listing it in
+  // `seen` the first time; returns the new length of `seen`.
+  function bestPostings(docs, impacts, from, to, dead, idf, impact, best, seen, ns) {
+    for (var k = from; k < to; k++) {
+      var d = docs[k];
+      if (dead !== null && dead[d]) continue;
+      var s = idf * impact[impacts[k]];
+      if (best[d] === 0) seen[ns++] = d;
+      if (s > best[d]) best[d] = s;
+    }
+    return ns;
+  }
+
+  // One clause: the documents matching at least `need` of its groups, with their scores (views of
+  // working arrays, valid until the next call).
   Index.prototype.clauseScores = function (clause, shardsOf) {
-    var n = this.n, impact = this.impact, self = this;
-    var count = new Uint8Array(n), sum = new Float64Array(n), touched = [];
-    var k = clause.groups.length;
-    clause.groups.forEach(function (g) {
-      var expansions = self.expand(g, shardsOf(g));
-      var best = expansions.length > 1 ? new Float64Array(n) : null, seen = [];
-      expansions.forEach(function (e) {
-        var term = e[0], weight = e[1], shard = e[2];
-        var idf = self.idf(self.df(shard, term)) * weight;
-        self.each(shard, term, function (d, q) {
-          var s = idf * impact[q];
-          if (best) {
-            if (best[d] === 0) seen.push(d);
-            if (s > best[d]) best[d] = s;
-            return;
-          }
-          if (count[d] === 0) touched.push(d);
-          count[d]++;
-          sum[d] += s;
-        });
-      });
-      if (best) {
-        for (var i = 0; i < seen.length; i++) {
-          var d = seen[i];
-          if (count[d] === 0) touched.push(d);
-          count[d]++;
-          sum[d] += best[d];
+    var impact = this.impact, dead = this.dead, delta = this.delta, w = this.scratch();
+    var groups = w.groups, sums = w.sums, best = w.best, listed = w.listed, seen = w.seen, nl = 0;
+    var k = clause.groups.length, i, d;
+    for (var g = 0; g < k; g++) {
+      var expansions = this.expand(clause.groups[g], shardsOf(clause.groups[g]));
+      var one = expansions.length === 1, ns = 0;
+      for (var e = 0; e < expansions.length; e++) {
+        var term = expansions[e][0], shard = expansions[e][2];
+        var idf = this.idf(this.df(shard, term)) * expansions[e][1];
+        var s = shard ? shard.index[term] : undefined, t = delta ? delta.index[term] : undefined;
+        if (one) {
+          if (s !== undefined) nl = addPostings(shard.docs, shard.impacts, shard.starts[s], shard.starts[s + 1], dead, idf, impact, groups, sums, listed, nl);
+          if (t !== undefined) nl = addPostings(delta.docs, delta.impacts, delta.starts[t], delta.starts[t + 1], null, idf, impact, groups, sums, listed, nl);
+        } else {
+          if (s !== undefined) ns = bestPostings(shard.docs, shard.impacts, shard.starts[s], shard.starts[s + 1], dead, idf, impact, best, seen, ns);
+          if (t !== undefined) ns = bestPostings(delta.docs, delta.impacts, delta.starts[t], delta.starts[t + 1], null, idf, impact, best, seen, ns);
         }
       }
-    });
-    var docs = [], scores = [];
-    for (var t = 0; t < touched.length; t++) {
-      var d = touched[t];
-      if (count[d] >= clause.need) {
-        docs.push(d);
-        scores.push(count[d] === k && k > 1 ? sum[d] * PHRASE : sum[d]);
+      for (i = 0; i < ns; i++) {
+        d = seen[i];
+        if (groups[d] === 0) listed[nl++] = d;
+        groups[d]++;
+        sums[d] += best[d];
+        best[d] = 0;
       }
     }
-    return { docs: docs, scores: scores };
+    var docs = w.clauseDocs, scores = w.clauseScores, m = 0;  // read by the caller before the next clause
+    for (i = 0; i < nl; i++) {
+      d = listed[i];
+      if (groups[d] >= clause.need) {
+        docs[m] = d;
+        scores[m++] = groups[d] === k && k > 1 ? sums[d] * PHRASE : sums[d];
+      }
+      groups[d] = 0;
+      sums[d] = 0;
+    }
+    return { docs: docs.subarray(0, m), scores: scores.subarray(0, m) };
+  };
+
+  // Runs the ranking once on made-up postings the size of a common term's, so the browser has compiled
+  // its loops before the first keystroke does: typed into cold, the first large ranking of a page took
+  // three times as long (BENCHMARKS.md). Leaves the index as it was.
+  Index.prototype.warm = function () {
+    var n = this.n, size = Math.min(n, 20000), docs = new Int32Array(2 * size), impacts = new Uint8Array(2 * size);
+    if (!size) return;
+    for (var i = 0; i < 2 * size; i++) { docs[i] = Math.floor((i % size) * n / size); impacts[i] = 1 + (i * 7) % 250; }
+    var shard = { terms: ["warm", "warmer"], index: { warm: 0, warmer: 1 }, starts: new Int32Array([0, size, 2 * size]),
+                  docs: docs, impacts: impacts.subarray(0) };
+    var shards = this.shards, delta = this.delta;
+    this.shards = { 0: shard };
+    this.delta = null;
+    try {
+      var word = { groups: [{ term: "wa", prefix: true }], need: 1, soft: false, cjk: "" };
+      var run = { groups: [{ term: "warm", prefix: false }, { term: "warmer", prefix: false }], need: 1, soft: false, cjk: "" };
+      var none = { groups: [{ term: "zz", prefix: false }], need: 1, soft: false, cjk: "" };
+      [[[word, run]], [[word, none], [run]]].forEach(function (queries) {
+        var ranked = this.rankAll(queries, function () { return [0]; });
+        this.dedupe(ranked.docs, ranked.scores, ranked.order, ranked.full).slice(0, 10);
+      }, this);
+    } finally {
+      this.shards = shards;
+      this.delta = delta;
+    }
   };
 
   // Facet filter: {venue, domain, year, topic} -> predicate on a doc (topic needs its "#slug" postings).
@@ -436,26 +617,46 @@
   };
 
   // One result per paper: the first (best) of each duplicate group stays, the others are listed as
-  // its `also`. Returns {length, slice(from, to) -> [{doc, score, also}]}; hits are made on demand.
-  Index.prototype.dedupe = function (docs, scores) {
-    var groupOf = this.groupOf, leader = {}, also = {};
-    var kept = new Int32Array(docs.length), keptScores = new Float64Array(docs.length), n = 0;
-    for (var i = 0; i < docs.length; i++) {
-      var d = docs[i], g = groupOf[d];
-      if (g >= 0) {
-        if (leader[g] !== undefined) { also[leader[g]].push(d); continue; }
-        leader[g] = d;
-        also[d] = [];
+  // its `also`. `docs` and `scores` are a ranking's: in order as far as `order(k)` puts them (no
+  // `order`: all in order), the first `full` of them matching every word. Returns {length, complete
+  // (how many kept documents match every word), slice(from, to) -> [{doc, score, also}]}; the
+  // documents are put in order only as far as the slices asked for need.
+  Index.prototype.dedupe = function (docs, scores, order, full) {
+    var groupOf = this.groupOf, n = docs.length, members = {}, count = n, fullOnes = full === undefined ? n : full;
+    var complete = fullOnes, i, g;
+    for (i = 0; i < n; i++) {
+      g = groupOf[docs[i]];
+      if (g >= 0) (members[g] || (members[g] = [])).push([docs[i], scores[i], i < fullOnes]);
+    }
+    for (g in members) {  // best first, as the ranking orders them: full ones, then by score, then site order
+      var m = members[g];
+      m.sort(function (x, y) {
+        return (y[2] - x[2]) || (-Math.round(x[1] * 1e6) + Math.round(y[1] * 1e6)) || x[0] - y[0];
+      });
+      count -= m.length - 1;
+      var inFull = m.filter(function (x) { return x[2]; }).length;
+      if (inFull) complete -= inFull - 1;
+    }
+    var kept = new Int32Array(count), keptScores = new Float64Array(count), nk = 0, next = 0, ready = order ? 0 : n;
+    function fill(k) {
+      while (nk < k && next < n) {
+        if (next >= ready) ready = order(Math.max(next + 1, 2 * ready));
+        var d = docs[next], group = groupOf[d];
+        if (group < 0 || members[group][0][0] === d) { kept[nk] = d; keptScores[nk++] = scores[next]; }
+        next++;
       }
-      kept[n] = d;
-      keptScores[n++] = scores[i];
     }
     return {
-      length: n,
-      docs: kept.subarray(0, n),
+      length: count,
+      complete: complete,
       slice: function (from, to) {
+        fill(to);
         var out = [];
-        for (var k = from; k < Math.min(to, n); k++) out.push({ doc: kept[k], score: keptScores[k], also: also[kept[k]] || [] });
+        for (var k = from; k < Math.min(to, nk); k++) {
+          var group = groupOf[kept[k]];
+          out.push({ doc: kept[k], score: keptScores[k],
+                     also: group < 0 ? [] : members[group].slice(1).map(function (x) { return x[0]; }) });
+        }
         return out;
       }
     };

@@ -35,7 +35,8 @@
 
   function loadShard(n) {
     if (!shardLoads[n]) {
-      shardLoads[n] = bytes("t/" + n + ".bin?v=" + gen).then(function (data) { index.shards[n] = S.decodeShard(data); });
+      shardLoads[n] = bytes("t/" + n + ".bin?v=" + gen).then(function (data) { index.shards[n] = S.decodeShard(data); },
+        function (err) { delete shardLoads[n]; throw err; });  // a later search tries again
     }
     return shardLoads[n];
   }
@@ -107,38 +108,52 @@
     m.topics.forEach(function (t) { option(selects.topic, t[0], t[1] + " (" + t[2] + ")"); });
   }
 
+  var shownCounts = new Map();  // option -> the count its label shows (labels change only when counts do)
+
   function showCounts(name, counts) {
     Array.prototype.forEach.call(selects[name].options, function (o) {
       if (!o.value) return;
       var n = counts[o.value] || 0;
+      if (shownCounts.get(o) === n) return;
+      shownCounts.set(o, n);
       o.textContent = o.getAttribute("data-label") + " (" + n + ")";
     });
   }
 
-  // Result counts per facet value, each counted under the other facets' choices (one pass).
+  // Result counts per facet value, each counted under the other facets' choices (one pass over
+  // typed arrays: this runs on every keystroke over up to every document).
   function countFacets(candidates, s, topicDocs) {
     var m = index.m, venueOf = index.venueOf, domainOf = index.domainOf, groupOf = index.groupOf;
     var venue = s.venue ? m.venues.findIndex(function (v) { return v[0] === s.venue; }) : -1;
     var domain = s.domain ? m.domains.findIndex(function (v) { return v[0] === s.domain; }) : -1;
     var year = s.year ? Number(s.year) : 0;
-    var counts = { venue: {}, domain: {}, year: {} }, seen = {};
-    function add(name, key, g) {
-      if (g >= 0) {  // a paper noted twice under one value counts once there
-        var mark = name + key + "|" + g;
-        if (seen[mark]) return;
-        seen[mark] = true;
-      }
-      counts[name][key] = (counts[name][key] || 0) + 1;
+    var nv = m.venues.length, nd = m.domains.length, yearOf = new Int32Array(nv), years = [], yearIndex = {};
+    for (var v = 0; v < nv; v++) {
+      var y = m.venues[v][2];
+      if (yearIndex[y] === undefined) { yearIndex[y] = years.length; years.push(y); }
+      yearOf[v] = yearIndex[y];
+    }
+    var byVenue = new Int32Array(nv), byDomain = new Int32Array(nd), byYear = new Int32Array(years.length);
+    var seen = new Set();  // a paper noted twice under one value counts once there: "facet|group|value"
+    function once(facet, g, value) {
+      var mark = facet + "|" + g + "|" + value;
+      if (seen.has(mark)) return false;
+      seen.add(mark);
+      return true;
     }
     for (var i = 0; i < candidates.length; i++) {
       var d = candidates[i];
       if (topicDocs && !topicDocs.has(d)) continue;
-      var v = venueOf[d], dom = domainOf[d], y = m.venues[v][2], g = groupOf[d];
-      var okV = venue < 0 || v === venue, okD = domain < 0 || dom === domain, okY = !year || y === year;
-      if (okD && okY) add("venue", m.venues[v][0], g);
-      if (okV && okY) add("domain", m.domains[dom][0], g);
-      if (okV && okD) add("year", String(y), g);
+      var dv = venueOf[d], dd = domainOf[d], g = groupOf[d];
+      var okV = venue < 0 || dv === venue, okD = domain < 0 || dd === domain, okY = !year || m.venues[dv][2] === year;
+      if (okD && okY && (g < 0 || once(0, g, dv))) byVenue[dv]++;
+      if (okV && okY && (g < 0 || once(1, g, dd))) byDomain[dd]++;
+      if (okV && okD && (g < 0 || once(2, g, yearOf[dv]))) byYear[yearOf[dv]]++;
     }
+    var counts = { venue: {}, domain: {}, year: {} };
+    m.venues.forEach(function (row, k) { counts.venue[row[0]] = byVenue[k]; });
+    m.domains.forEach(function (row, k) { counts.domain[row[0]] = byDomain[k]; });
+    years.forEach(function (y, k) { counts.year[String(y)] = byYear[k]; });
     ["venue", "domain", "year"].forEach(function (name) { showCounts(name, counts[name]); });
   }
 
@@ -181,7 +196,15 @@
     var topicTerm = s.topic ? S.TOPIC + s.topic : "";
     var topicShard = topicTerm ? S.shardFor(firsts, topicTerm) : -1;
     if (topicShard >= 0) needed[topicShard] = true;
-    return Promise.all(Object.keys(needed).map(loadShard)).then(function () {
+    var loads = Object.keys(needed).map(loadShard);
+    if (hasQuery) {  // what the query may become: load the shards of its synonyms ahead
+      index.upcoming(s.q).forEach(function (alt) {
+        S.parseQuery(alt).forEach(function (c) {
+          c.groups.forEach(function (g) { S.shardsFor(firsts, g).forEach(function (n) { loadShard(n).catch(function () {}); }); });
+        });
+      });
+    }
+    return Promise.all(loads).then(function () {
       if (mine !== run) return;
       var topicDocs = null;
       if (topicTerm) topicDocs = new Set(index.docsOf(index.shards[topicShard], topicTerm));
@@ -189,36 +212,45 @@
       if (hasQuery) {
         ranked = index.rankAll(queries, shardsOf);
       } else {
-        ranked = { docs: new Int32Array(index.n), scores: new Float64Array(index.n) };
+        ranked = { docs: new Int32Array(index.n), scores: new Float64Array(index.n), full: index.n };
         for (var d = 0; d < index.n; d++) ranked.docs[d] = d;
       }
-      countFacets(ranked.docs, s, topicDocs);
-      var keep = index.filter(s, topicDocs), all = ranked.docs.length;
-      var docs = new Int32Array(all), scores = new Float64Array(all), kept = 0;
-      for (var i = 0; i < all; i++) {
-        if (keep(ranked.docs[i])) { docs[kept] = ranked.docs[i]; scores[kept++] = ranked.scores[i]; }
+      // the ranking is in order only as far as ranked.order(k) says; filtering keeps the order, so it
+      // puts everything in order first
+      var docs = ranked.docs, scores = ranked.scores, kept = docs.length, order = ranked.order, full = ranked.full;
+      if (hasFacet) {
+        if (order) order(docs.length);
+        var keep = index.filter(s, topicDocs), all = kept;
+        docs = new Int32Array(all);
+        scores = new Float64Array(all);
+        kept = 0;
+        full = 0;
+        for (var i = 0; i < all; i++) {
+          if (!keep(ranked.docs[i])) continue;
+          if (i < ranked.full) full++;
+          docs[kept] = ranked.docs[i];
+          scores[kept++] = ranked.scores[i];
+        }
+        order = null;
       }
-      shownList = index.dedupe(docs.subarray(0, kept), scores.subarray(0, kept));
+      shownList = index.dedupe(docs.subarray(0, kept), scores.subarray(0, kept), order, full);
       clausesShown = allClauses;
       if (!shownList.length) {
+        countFacets(ranked.docs, s, topicDocs);
         clear();
         say("search_empty");
         return;
       }
       // documents that miss one word of the query (when few have them all) follow the others
-      var complete = shownList.length;
-      if (hasQuery && ranked.full < ranked.docs.length) {
-        var full = new Uint8Array(index.n);
-        for (var f = 0; f < ranked.full; f++) full[ranked.docs[f]] = 1;
-        complete = 0;
-        while (complete < shownList.length && full[shownList.docs[complete]]) complete++;
-      }
+      var complete = shownList.complete;
       if (complete === shownList.length) say("search_results", shownList.length);
       else if (!complete) say("search_partial", shownList.length);
       else say("search_results_partial", complete, shownList.length - complete);
       shownCount = 0;
       active = -1;
-      return page(mine, true);
+      var shown = page(mine, true);  // the document files are on their way while the facets are counted
+      countFacets(ranked.docs, s, topicDocs);
+      return shown;
     }).catch(function (err) {
       if (mine !== run) return;
       say("search_failed");
@@ -239,7 +271,13 @@
     shownCount += slice.length;
     more.hidden = shownCount >= shownList.length;
     return Promise.all(slice.map(function (hit) {
-      return Promise.all([doc(hit.doc), Promise.all(hit.also.map(doc))]);
+      return doc(hit.doc).then(function (row) {  // a row lists the URLs of its paper's other notes
+        var urls = {};
+        (row[3] || []).forEach(function (other) { urls[other[0]] = other[1]; });
+        return Promise.all([row, Promise.all(hit.also.map(function (d) {
+          return urls[d] !== undefined ? [null, null, urls[d]] : doc(d);
+        }))]);
+      });
     })).then(function (rows) {
       if (mine !== run) return;
       var fragment = document.createDocumentFragment();
@@ -375,7 +413,10 @@
       status.textContent = "";
       var ready = m.delta ? bytes("t/delta.bin?v=" + gen).then(function (data) { index.delta = S.decodeShard(data); })
         : Promise.resolve();
-      return ready.then(search);
+      return ready.then(search).then(function () {
+        // compile the ranking's loops while the reader has not typed yet (see Index.warm)
+        (window.requestIdleCallback || setTimeout)(function () { index.warm(); });
+      });
     }).catch(function (err) {
       say("search_failed");
       if (window.console) console.error(err);

@@ -1,8 +1,8 @@
 """Search stage, the document side: what results show and what facets filter on.
 
 In: entries in document order (the site order). Out: the document files
-``search/d/N.json`` (title, summary and URL of ``CHUNK`` documents each, fetched
-only for the results shown), and ``Facets``, the manifest's entry-dependent part:
+``search/d/N.json`` (title, summary and URL of ``CHUNK`` documents each, and the
+URLs of a document's duplicates; fetched only for the results shown), and ``Facets``, the manifest's entry-dependent part:
 venues and domains with labels, the document-id ranges of each venue × domain
 cell (the site order keeps them contiguous), topics with counts, and groups of
 documents about one paper (same arXiv id or same normalised title).
@@ -27,15 +27,22 @@ Facets = dict[str, Any]
 ``[[venue, domain, first doc, end doc]]``, ``topics`` ``[[slug, label, count]]``, ``dups`` ``[[doc, …]]``."""
 
 
-def document_files(docs: Sequence[Entry]) -> dict[str, bytes]:
+def document_files(docs: Sequence[Entry], dups: Sequence[Sequence[int]] = ()) -> dict[str, bytes]:
+    """Rows ``[title, summary, URL]``; a document of a ``dups`` group adds ``[[doc, URL], …]`` of the
+    group's other documents, so a result shown once for its paper links its other notes without
+    fetching their files."""
+    others: dict[int, list[list[object]]] = {}
+    for group in dups:
+        for d in group:
+            others[d] = [[o, docs[o].url] for o in group if o != d]
     out = {}
     for k in range(0, len(docs), CHUNK):
-        rows = []
-        for e in docs[k:k + CHUNK]:
+        rows: list[list[object]] = []
+        for i, e in enumerate(docs[k:k + CHUNK], k):
             summary = plain(e.note.summary)
             if len(summary) > SUMMARY_CHARS:
                 summary = summary[:SUMMARY_CHARS - 1].rstrip() + "…"
-            rows.append([plain(e.note.title), summary, e.url])
+            rows.append([plain(e.note.title), summary, e.url, *([others[i]] if i in others else [])])
         out[f"search/d/{k // CHUNK}.json"] = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode()
     return out
 

@@ -120,7 +120,7 @@ def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
     with SearchStore(store_path) as store:
         fresh = _tokenise_missing(store, dict(zip(keys, docs)), read_body, lang, workers or os.cpu_count() or 1)
         found = {**facets(docs, lang), "synonyms": [list(group) for group in synonyms]}
-        data = document_files(docs)
+        data = document_files(docs, found["dups"])
         files = _finish(store, store_path, paths, keys, found, fresh, data)
     return files
 
