@@ -75,6 +75,7 @@ class Core:
         function full(q) { return ranked(q).full; }
         function alternatives(q) { return JSON.stringify(IDX.alternatives(q)); }
         function upcoming(q) { return JSON.stringify(IDX.upcoming(q)); }
+        function ahead(f, q) { return JSON.stringify(S.shardsAhead(JSON.parse(f), q)); }
         function wantedAll(q) { var out = {}; [q].concat(IDX.alternatives(q)).forEach(function (a) {
           S.parseQuery(a).forEach(function (c) { c.groups.forEach(function (g) {
             S.shardsFor(M.shards, g).forEach(function (n) { out[n] = 1; }); }); }); }); return Object.keys(out).join(","); }
@@ -894,3 +895,18 @@ def test_a_large_ranking_is_put_in_order_as_far_as_its_pages_need(tmp_path: Path
     for group in dups:  # a paper once, its other notes listed with it
         [leader] = [d for d in group if d in shown]
         assert sorted(shown[leader]) == sorted(set(group) - {leader})
+
+
+def test_the_shards_of_a_words_next_letter_are_named_ahead() -> None:
+    """While the query ends in a two-letter word, the shards a three-letter prefix of it can need."""
+    core = Core()
+
+    def ahead(firsts: list[str], query: str) -> list[int]:
+        return json.loads(core.ctx.get("ahead")(json.dumps(firsts), query))
+
+    firsts = ["a", "da", "dia", "dis", "dit", "e"]
+    assert ahead(firsts, "knowledge di") == [1, 2, 3, 4]  # "di" is in "da"'s shard, "di…" up to "dit"'s
+    assert ahead(firsts, "Knowledge DI") == [1, 2, 3, 4] and ahead(firsts, "dé") == [1]
+    assert ahead([*firsts[:5], "div", "e"], "knowledge di") == []  # more than PREFIX_SHARDS + 1: none
+    for query in ("knowledge dis", "knowledge d", "12", "知识 模", "di ", ""):
+        assert ahead(firsts, query) == [], query

@@ -216,6 +216,24 @@
     return out;
   }
 
+  // The shards the word being typed may need at its next letter: while the query ends in a Latin word
+  // of PREFIX_MIN - 1 letters (looked up whole), those where longer words beginning with it are, when
+  // they are at most PREFIX_SHARDS + 1. The page loads them ahead, so the letter that makes the word
+  // a prefix ("knowledge di" → "knowledge dis") does not wait for its shards.
+  function shardsAhead(firsts, query) {
+    var m = /[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+$/.exec(normalise(query));
+    if (!m || m[0].length !== PREFIX_MIN - 1 || /^[0-9]+$/.test(m[0])) return [];
+    var word = /[^\x00-\x7f]/.test(m[0]) ? m[0].normalize("NFD").replace(MARKS, "") : m[0];
+    var first = shardFor(firsts, word), out = [];
+    if (first < 0) return out;
+    out.push(first);
+    for (var i = first + 1; i < firsts.length && firsts[i].slice(0, word.length) === word; i++) {
+      if (out.length === PREFIX_SHARDS + 1) return [];
+      out.push(i);
+    }
+    return out;
+  }
+
   // ------------------------------------------------------------ ranking
 
   function Index(manifest) {
@@ -699,7 +717,7 @@
 
   root.PapernotesSearch = {
     normalise: normalise, stem: stem, latinTerm: latinTerm, fieldTerms: fieldTerms, parseQuery: parseQuery,
-    decodeShard: decodeShard, shardFor: shardFor, shardsFor: shardsFor, Index: Index, highlights: highlights,
-    TOPIC: TOPIC
+    decodeShard: decodeShard, shardFor: shardFor, shardsFor: shardsFor, shardsAhead: shardsAhead, Index: Index,
+    highlights: highlights, TOPIC: TOPIC
   };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -197,12 +197,12 @@
     var topicShard = topicTerm ? S.shardFor(firsts, topicTerm) : -1;
     if (topicShard >= 0) needed[topicShard] = true;
     var loads = Object.keys(needed).map(loadShard);
-    if (hasQuery) {  // what the query may become: load the shards of its synonyms ahead
+    if (hasQuery) {  // what the query may become: load the shards of its synonyms and of its last word's next letter ahead
+      var ahead = S.shardsAhead(firsts, s.q);
       index.upcoming(s.q).forEach(function (alt) {
-        S.parseQuery(alt).forEach(function (c) {
-          c.groups.forEach(function (g) { S.shardsFor(firsts, g).forEach(function (n) { loadShard(n).catch(function () {}); }); });
-        });
+        S.parseQuery(alt).forEach(function (c) { c.groups.forEach(function (g) { ahead = ahead.concat(S.shardsFor(firsts, g)); }); });
       });
+      ahead.forEach(function (n) { loadShard(n).catch(function () {}); });
     }
     return Promise.all(loads).then(function () {
       if (mine !== run) return;
