@@ -2,10 +2,11 @@
 
 In: entries in document order (the site order). Out: the document files
 ``search/d/N.json`` (title, summary and URL of ``CHUNK`` documents each, and the
-URLs of a document's duplicates; fetched only for the results shown), and ``Facets``, the manifest's entry-dependent part:
-venues and domains with labels, the document-id ranges of each venue × domain
-cell (the site order keeps them contiguous), topics with counts, and groups of
-documents about one paper (same arXiv id or same normalised title).
+URLs of a document's duplicates; fetched only for the results shown), and
+``Facets``, the manifest's entry-dependent part: venues and domains with labels,
+the document-id ranges of each venue × domain cell (the site order keeps them
+contiguous), topics with counts, and groups of documents about one paper (same
+arXiv id or same normalised title).
 """
 from __future__ import annotations
 
