@@ -183,6 +183,13 @@ def test_facets_combine_and_live_in_the_url(page, served: str) -> None:
     assert any(c.endswith("ICLR2025 (2)") for c in counts), counts
 
 
+def test_the_topic_facet_selects_the_notes_of_a_topic(page, served: str) -> None:
+    assert sorted(search(page, served, "?topic=peft")) == ["lora", "lora-old"]
+    assert search(page, served, "?q=lora&topic=peft&venue=NeurIPS2024") == ["lora-old"]
+    assert search(page, served, "?q=lora&topic=knowledge_distillation") == []
+    assert page.input_value("#f-topic") == "knowledge_distillation"
+
+
 def wait_done_after(page, url: str) -> list[str]:  # type: ignore[no-untyped-def]
     page.goto(url)
     return wait_done(page)

@@ -267,21 +267,6 @@
     return Math.log(1 + (this.n - df + 0.5) / (df + 0.5));
   };
 
-  // Calls visit(doc, impact) for every posting of `term` in `shard` and in the delta (dead documents skipped).
-  Index.prototype.each = function (shard, term, visit) {
-    var dead = this.dead, s = shard ? shard.index[term] : undefined;
-    if (s !== undefined) {
-      var docs = shard.docs, imps = shard.impacts;
-      for (var k = shard.starts[s], end = shard.starts[s + 1]; k < end; k++) {
-        if (!dead[docs[k]]) visit(docs[k], imps[k]);
-      }
-    }
-    var delta = this.delta, t = delta ? delta.index[term] : undefined;
-    if (t !== undefined) {
-      for (var j = delta.starts[t]; j < delta.starts[t + 1]; j++) visit(delta.docs[j], delta.impacts[j]);
-    }
-  };
-
   // Document frequency of `term` (dead documents are few and not subtracted).
   Index.prototype.df = function (shard, term) {
     var s = shard ? shard.index[term] : undefined, t = this.delta ? this.delta.index[term] : undefined;
@@ -289,10 +274,14 @@
       (t === undefined ? 0 : this.delta.starts[t + 1] - this.delta.starts[t]);
   };
 
-  // Every document of `term`, as an array (the topic facet).
+  // Every document of `term` in `shard` and in the delta, dead ones skipped, as an array (the topic facet).
   Index.prototype.docsOf = function (shard, term) {
-    var out = [];
-    this.each(shard, term, function (d) { out.push(d); });
+    var out = [], dead = this.dead, delta = this.delta, k;
+    var s = shard ? shard.index[term] : undefined, t = delta ? delta.index[term] : undefined;
+    if (s !== undefined) {
+      for (k = shard.starts[s]; k < shard.starts[s + 1]; k++) if (!dead[shard.docs[k]]) out.push(shard.docs[k]);
+    }
+    if (t !== undefined) for (k = delta.starts[t]; k < delta.starts[t + 1]; k++) out.push(delta.docs[k]);
     return out;
   };
 
