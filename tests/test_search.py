@@ -19,8 +19,9 @@ import pytest
 
 from conftest import watch_forks, write_note
 from papernotes.site.build import build
-from papernotes.site.search import corpus_bodies, search_files
+from papernotes.site.search import corpus_bodies, search_files, updatable
 from papernotes.site.search.encode import decode_shard
+from papernotes.site.search.index import STORE_NAME
 from papernotes.site.search.tokenize import (
     NoteText,
     code_of,
@@ -66,11 +67,11 @@ class Core:
           return JSON.stringify(out); }
         function init(m) { M = JSON.parse(m); IDX = new S.Index(M); }
         function wanted(q) { var out = {}; S.parseQuery(q).forEach(function (c) { c.groups.forEach(function (g) {
-          S.shardsFor(M.shards, g).forEach(function (n) { out[n] = 1; }); }); }); return Object.keys(out).join(","); }
+          S.shardsFor(M.shards, g, M.prefixes).forEach(function (n) { out[n] = 1; }); }); }); return Object.keys(out).join(","); }
         function give(n, s) { IDX.shards[n] = S.decodeShard(bytesOf(s)); }
         function delta(s) { IDX.delta = S.decodeShard(bytesOf(s)); }
         function ranked(q) { var where = {}, cl = S.parseQuery(q);
-          cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
+          cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g, M.prefixes); }); });
           return IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); }
         function full(q) { return ranked(q).full; }
         function alternatives(q) { return JSON.stringify(IDX.alternatives(q)); }
@@ -78,14 +79,14 @@ class Core:
         function ahead(f, q) { return JSON.stringify(S.shardsAhead(JSON.parse(f), q)); }
         function wantedAll(q) { var out = {}; [q].concat(IDX.alternatives(q)).forEach(function (a) {
           S.parseQuery(a).forEach(function (c) { c.groups.forEach(function (g) {
-            S.shardsFor(M.shards, g).forEach(function (n) { out[n] = 1; }); }); }); }); return Object.keys(out).join(","); }
+            S.shardsFor(M.shards, g, M.prefixes).forEach(function (n) { out[n] = 1; }); }); }); }); return Object.keys(out).join(","); }
         function rankAll(q) { var where = {}, qs = [q].concat(IDX.alternatives(q)).map(S.parseQuery);
           qs.forEach(function (cl) { cl.forEach(function (c) { c.groups.forEach(function (g) {
-            where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); }); });
+            where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g, M.prefixes); }); }); });
           var r = IDX.rankAll(qs, function (g) { return where[g.term + '|' + g.prefix]; });
           var d = IDX.dedupe(r.docs, r.scores, r.order, r.full); return JSON.stringify(d.slice(0, d.length)); }
         function rank(q) { var where = {}, cl = S.parseQuery(q);
-          cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g); }); });
+          cl.forEach(function (c) { c.groups.forEach(function (g) { where[g.term + '|' + g.prefix] = S.shardsFor(M.shards, g, M.prefixes); }); });
           var r = IDX.rank(cl, function (g) { return where[g.term + '|' + g.prefix]; }); var d = IDX.dedupe(r.docs, r.scores, r.order, r.full); return JSON.stringify(d.slice(0, d.length)); }
         """)
         self.site = site
@@ -496,6 +497,35 @@ def test_many_shards_cut_at_term_boundaries(tmp_path: Path) -> None:
     assert {d for d, _ in decode_shard(files[_shard_of(manifest, "word123")])["word123"]} == {_doc_of(files, "n123")}
 
 
+def test_a_prefix_spread_over_many_shards_is_read_where_its_frequent_terms_are(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The page reads a prefix from 3 shards. When its terms fill more, the manifest names those holding its
+    frequent terms: "模" reads the shard of 模型 (in 6 notes), not only those of 模一, 模丁 … (one note each),
+    which sort first."""
+    from papernotes.site.search import encode
+
+    notes = {f"ICLR2025/llm_nlp/j{i:02d}.md": dict(title=f"Junk {i}", venue="ICLR2025", domain="llm_nlp",
+                                                  body=f"## 一句话总结\n规模{chr(0x4E00 + i)}。\n") for i in range(40)}
+    notes.update({f"ICLR2025/llm_nlp/m{i}.md": dict(title=f"Model {i}", venue="ICLR2025", domain="llm_nlp",
+                                                   body="## 一句话总结\n模型压缩。\n") for i in range(6)})
+    corpus = write_corpus(tmp_path / "corpus", notes)
+    monkeypatch.setattr(encode, "SHARD_BYTES", 40)
+    site = tmp_path / "site"
+    assert build(corpus, site).errors == []
+    manifest = json.loads((site / "search/index.json").read_text(encoding="utf-8"))
+    firsts = manifest["shards"]
+    own = max(i for i, first in enumerate(firsts) if first <= "模")
+    assert firsts[own + 3].startswith("模")  # more shards of 模… than the page reads
+    wide = manifest["prefixes"]["模"]
+    assert wide[0] == own and len(wide) == 3 and int(_shard_of(manifest, "模型").split("/")[-1][:-4]) in wide
+    assert "规" not in manifest["prefixes"] and "压" not in manifest["prefixes"]  # within their shards: not listed
+    core = Core(site)
+    assert set(titles(site, core.search("模"))) >= {f"m{i}" for i in range(6)}
+    assert titles(site, core.search("模型"))[:6] == sorted(f"m{i}" for i in range(6))
+    # the page's rule without the list: the first three shards, where 模型 is not
+    core.ctx.eval("M.prefixes = {};")
+    assert not set(titles(site, core.search("模"))) & {f"m{i}" for i in range(6)}
+
+
 def test_shards_packed_and_encoded_on_threads_are_the_ones_made_on_one(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Batches packed and shard groups encoded on two threads come back in order: the same bytes as on one."""
     notes = {f"ICLR2025/llm_nlp/n{i:03d}.md": dict(title=f"Note {i} about word{i}", venue="ICLR2025",
@@ -665,6 +695,28 @@ def test_build_updates_the_index_on_a_body_only_edit(small: tuple[Path, Path]) -
     core = Core(site)
     assert titles(site, core.search("zebrafish")) == ["mention"]
     assert titles(site, core.search("知识蒸馏"))[:2] == ["kd", "mention"]
+
+
+def test_a_body_edit_the_store_cannot_take_makes_the_whole_index(small: tuple[Path, Path]) -> None:
+    """A store written by an older papernotes (its base without the prefixes), or none at all: the edit is
+    still found, by an index made whole (it used to be left out while the pages were updated)."""
+    import marshal
+    import sqlite3
+
+    corpus, site = small
+    store = corpus / ".papernotes" / STORE_NAME
+    with sqlite3.connect(store) as db:
+        docs, firsts, _ = marshal.loads(db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()[0])
+        db.execute("UPDATE meta SET value = ? WHERE key = 'base'", (marshal.dumps((docs, firsts)),))
+    db.close()
+    for word, cut in (("zebrafish", False), ("okapi", True)):
+        if cut:
+            store.unlink()
+        edited = corpus / "ICLR2025/llm_nlp/mention.md"
+        edited.write_text(edited.read_text(encoding="utf-8") + f"\n一个 {word} 实验。\n", encoding="utf-8")
+        assert build(corpus, site).errors == []
+        assert titles(site, Core(site).search(word)) == ["mention"], word
+    assert updatable(corpus / ".papernotes")
 
 
 def test_stale_shards_are_removed_when_the_index_shrinks(tmp_path: Path) -> None:

@@ -199,8 +199,8 @@ class Builder:
                 loaded = load_paths(project.root, cache, edited)
                 changed, removed = cache.changed_since_published(site, {*edited, *pending})
                 changed |= pending - removed
-                plan = None if removed else replan.plan_bodies(project, loaded, cache, site, changed, previous,
-                                                               self._related_lists)
+                plan = None if removed or not self._search_updatable() else replan.plan_bodies(
+                    project, loaded, cache, site, changed, previous, self._related_lists)
             # a build told which files changed (``serve``) compares only those: it settles nothing else
             told = plan is not None
             if plan is None:
@@ -214,7 +214,7 @@ class Builder:
                 changed, removed = cache.changed_since_published(site, since=previous.generation) \
                     if previous is not None else (set(loaded.digests), set())
                 changed |= pending - removed
-                if previous is not None and not removed and not strict:
+                if previous is not None and not removed and not strict and self._search_updatable():
                     plan = replan.plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
                 if plan is None and previous is not None and not strict:
                     plan = replan.plan_scoped(project, loaded, cache, site, changed, removed, previous,
@@ -254,6 +254,17 @@ class Builder:
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
+
+    def _search_updatable(self) -> bool:
+        """Whether each edition's search store can take body edits (``search_update``); if one cannot (deleted,
+        damaged, written by an older papernotes), edits take a path that makes the whole index."""
+        from papernotes.site.search import updatable
+
+        if self.cache_file is None:
+            return True  # no store: body edits have no search entries to update
+        editions = self.project.config.editions
+        return all(updatable(self.cache_file.parent / "editions" / lang if len(editions) > 1 else self.cache_file.parent)
+                   for lang in editions)
 
     def _search_ahead(self, editions: list[tuple[str, str, list[Entry]]]) -> None:
         """Start each edition's search index in a forked process while the pages are planned and rendered

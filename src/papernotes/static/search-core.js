@@ -203,9 +203,12 @@
   }
 
   // The shards a group needs: its term's, and for a prefix the following ones that may hold longer terms.
-  function shardsFor(firsts, group) {
+  // `wide` (the manifest's `prefixes`) names them for a prefix whose terms fill more than PREFIX_SHARDS
+  // shards: those holding most of its frequent terms, not the first in order (encode.wide_prefixes).
+  function shardsFor(firsts, group, wide) {
     var term = group.term, first = shardFor(firsts, term), out = [];
     if (first < 0) return out;
+    if (group.prefix && wide && Object.prototype.hasOwnProperty.call(wide, term)) return wide[term].slice();
     out.push(first);
     if (group.prefix) {
       for (var i = first + 1; i < firsts.length && out.length < PREFIX_SHARDS; i++) {

@@ -189,7 +189,7 @@
     var allClauses = [].concat.apply([], queries);
     allClauses.forEach(function (c) {
       c.groups.forEach(function (g) {
-        var list = where[g.term + "|" + g.prefix] = S.shardsFor(firsts, g);
+        var list = where[g.term + "|" + g.prefix] = S.shardsFor(firsts, g, index.m.prefixes);
         list.forEach(function (n) { needed[n] = true; });
       });
     });
@@ -200,7 +200,7 @@
     if (hasQuery) {  // what the query may become: load the shards of its synonyms and of its last word's next letter ahead
       var ahead = S.shardsAhead(firsts, s.q);
       index.upcoming(s.q).forEach(function (alt) {
-        S.parseQuery(alt).forEach(function (c) { c.groups.forEach(function (g) { ahead = ahead.concat(S.shardsFor(firsts, g)); }); });
+        S.parseQuery(alt).forEach(function (c) { c.groups.forEach(function (g) { ahead = ahead.concat(S.shardsFor(firsts, g, index.m.prefixes)); }); });
       });
       ahead.forEach(function (n) { loadShard(n).catch(function () {}); });
     }

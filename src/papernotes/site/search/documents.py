@@ -105,8 +105,9 @@ def duplicates(docs: Sequence[Entry]) -> list[list[int]]:
     return [g for g in groups.values() if len(g) > 1]
 
 
-def manifest(found: Facets, generation: str, firsts: list[str], dead: list[int], delta: bool) -> bytes:
-    """``search/index.json``: what the page loads first."""
+def manifest(found: Facets, generation: str, firsts: list[str], prefixes: dict[str, list[int]], dead: list[int],
+             delta: bool) -> bytes:
+    """``search/index.json``: what the page loads first (``prefixes``: ``encode.wide_prefixes``)."""
     doc = {"version": VERSION, "gen": generation, "chunk": CHUNK, "impact": [IMPACT_LO, IMPACT_HI],
-           "shards": firsts, "delta": delta, "dead": dead, **found}
+           "shards": firsts, "prefixes": prefixes, "delta": delta, "dead": dead, **found}
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()

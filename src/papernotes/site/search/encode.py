@@ -24,7 +24,9 @@ a term in all of 50,000 notes is one ~50 KB shard after gzip.
 """
 from __future__ import annotations
 
+import bisect
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -224,6 +226,58 @@ def cut(postings: Postings, target: int | None = None) -> list[tuple[int, int]]:
     shard = ((np.cumsum(cost) - cost) // target).astype(np.int64)
     edges = [0, *(np.flatnonzero(np.diff(shard)) + 1).tolist(), len(postings)]
     return list(zip(edges[:-1], edges[1:]))
+
+
+PREFIX_MIN = 3
+"""A Latin word is looked up as a prefix from this many letters on (``search-core.js``)."""
+PREFIX_TERMS = 64
+"""The page expands a prefix to at most this many terms, the most frequent of those in its shards."""
+PREFIX_SHARDS = 3
+"""And reads at most this many shards for it: its own and the ones that follow it."""
+_TYPED_PREFIX = re.compile("[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]{%d,}" % PREFIX_MIN)
+
+
+def wide_prefixes(postings: Postings, ranges: Sequence[tuple[int, int]], firsts: Sequence[str]) -> dict[str, list[int]]:
+    """The shards the page reads for each prefix whose terms fill more shards than it reads.
+
+    A prefix the page expands (a Chinese character, a Latin word of ``PREFIX_MIN`` letters or more)
+    is read from its own shard and the ones that follow, ``PREFIX_SHARDS`` in all. When its terms run
+    past them, those shards hold whichever of its terms sort first: at 50,000 notes "模" spans 31
+    shards and its first three hold 模上, 模下 and 模不, not 模型. For such a prefix the manifest names
+    its own shard and the ``PREFIX_SHARDS - 1`` others holding the most postings of its
+    ``PREFIX_TERMS`` most frequent terms (ties: the earlier shard), when they are not the ones that follow it.
+    """
+    n = len(firsts)
+    candidates: set[str] = set()
+    for first in firsts:
+        if first and "\u3400" <= first[0] <= "\u9fff":
+            candidates.add(first[0])
+        match = _TYPED_PREFIX.match(first)
+        if match:  # a number is no prefix (parseQuery)
+            candidates.update(word for k in range(PREFIX_MIN, len(match[0]) + 1) if not (word := match[0][:k]).isdigit())
+    df = np.diff(postings.starts)
+    out: dict[str, list[int]] = {}
+    for prefix in sorted(candidates):
+        own = bisect.bisect_right(firsts, prefix) - 1  # search-core.js shardFor
+        if own < 0 or own + PREFIX_SHARDS >= n or not firsts[own + PREFIX_SHARDS].startswith(prefix):
+            continue  # its terms are all in the shards the page reads anyway
+        last = own + PREFIX_SHARDS
+        while last + 1 < n and firsts[last + 1].startswith(prefix):
+            last += 1
+        terms: list[tuple[int, int, int]] = []  # (-df, order, shard), as the page sorts them
+        for shard in range(own, last + 1):
+            start, end = ranges[shard]
+            for k, term in enumerate(postings.joined(start, end).split("\n")):
+                if term.startswith(prefix):
+                    terms.append((-int(df[start + k]), len(terms), shard))
+        held: dict[int, int] = {}
+        for minus_df, _, shard in sorted(terms)[:PREFIX_TERMS]:
+            held[shard] = held.get(shard, 0) - minus_df
+        held.pop(own, None)
+        best = sorted(sorted(held, key=lambda shard: (-held[shard], shard))[:PREFIX_SHARDS - 1])
+        if best != list(range(own + 1, own + PREFIX_SHARDS)):  # else the page's rule reads them anyway
+            out[prefix] = [own, *best]
+    return out
 
 
 def _leb128(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -32,8 +32,9 @@ from papernotes import forks
 from papernotes.corpus.model import Entry, Note
 from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
-from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather
+from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather, wide_prefixes
 from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index
+from papernotes.site.search.store import updatable as _updatable
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
 BodyReader = Callable[[Note], str]
@@ -125,6 +126,12 @@ def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Pat
     return files
 
 
+def updatable(cache_dir: Path) -> bool:
+    """Whether ``search_update`` can update the index cached in ``cache_dir`` (else a body edit makes the
+    whole index again: the store was deleted, damaged, or written by an older papernotes)."""
+    return _updatable(cache_dir / STORE_NAME)
+
+
 def search_update(edited: Sequence[Entry], read_body: BodyReader, cache_dir: Path, lang: str,
                   workers: int | None = None) -> SearchFiles | None:
     """The last index, with the bodies of ``edited`` notes as they are now.
@@ -163,7 +170,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str] | None
     index's, the ``changed`` ones possibly with another record key)."""
     replace = paths is not None
     base = store.base()
-    base_keys, firsts = base if base is not None else ([], [])
+    base_keys, firsts, prefixes = base if base is not None else ([], [], {})
     if changed is not None and len(base_keys) == len(keys):
         dead = sorted(i for i in changed if base_keys[i] != keys[i])
     else:
@@ -180,12 +187,13 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str] | None
         postings = gather(lambda: enumerate(_records(store, keys, fresh)), store.words, vocabulary)
         ranges = cut(postings)
         firsts = [postings.term(a) for a, _ in ranges]
+        prefixes = wide_prefixes(postings, ranges, firsts)
         shards = ((f"search/t/{i}.bin", blob) for i, blob in enumerate(encode_shards(postings, ranges)))
         if store_path is None:  # an in-memory store: nothing to read them back from later
             data.update(shards)
             shards = iter([(rel, blob) for rel, blob in data.items() if rel.startswith("search/t/")])
         others = {rel: d for rel, d in others.items() if not rel.startswith("search/t/")}
-        others.update(store.save_base(keys, firsts, shards))
+        others.update(store.save_base(keys, firsts, prefixes, shards))
         store.keep_words(postings.hashed)
         del postings
         dead, delta = [], b""
@@ -196,7 +204,7 @@ def _finish(store: SearchStore, store_path: Path | None, paths: list[str] | None
     others.pop(MANIFEST, None)
     others.update({rel: digest(blob) for rel, blob in data.items()})
     generation = hashlib.blake2b(repr(sorted(others.items())).encode(), digest_size=6).hexdigest()
-    data[MANIFEST] = manifest(found, generation, firsts, dead, bool(delta))
+    data[MANIFEST] = manifest(found, generation, firsts, prefixes, dead, bool(delta))
     others[MANIFEST] = digest(data[MANIFEST])
     kept = {rel: blob for rel, blob in data.items() if not rel.startswith("search/t/") or rel == DELTA}
     store.save_last(paths, {i: keys[i] for i in dead}, found, kept, others, replace=replace,

@@ -57,6 +57,27 @@ def _reuse(path: Path) -> sqlite3.Connection | None:
     return db
 
 
+def updatable(path: Path) -> bool:
+    """Whether the store at ``path`` holds a base and a last index that ``search_update`` can bring up to
+    date; read without making a store (one missing, damaged or of another format cannot)."""
+    db = _reuse(path)
+    if db is None:
+        return False
+    try:
+        base = db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
+        last = db.execute("SELECT count(*) FROM meta WHERE key IN ('last', 'last-paths')").fetchone()[0]
+        shards = db.execute("SELECT 1 FROM shards LIMIT 1").fetchone()
+    finally:
+        db.close()
+    return base is not None and _base(base[0]) is not None and last == 2 and shards is not None
+
+
+def _base(value: bytes) -> tuple[list[str], list[str], dict[str, list[int]]] | None:
+    """The base stored as ``value``; None for one stored without the prefixes (an older papernotes)."""
+    base = marshal.loads(value)
+    return base if len(base) == 3 else None
+
+
 def document_index(paths: str, path: str) -> int | None:
     """The document of ``path`` in ``SearchStore.last``'s paths (two C scans of the string, no list made)."""
     at = paths.find("\0" + path + "\0")
@@ -78,7 +99,7 @@ class SearchStore:
 
     def __init__(self, path: Path | None) -> None:
         self._swap: tuple[Path, Path] | None = None
-        self._base: tuple[list[str], list[str]] | None = None
+        self._base: tuple[list[str], list[str], dict[str, list[int]]] | tuple[()] | None = None
         self._words: dict[int, str] = {}
         """Vocabulary this object wrote: not written twice, nor read back."""
         self._writer: threading.Thread | None = None
@@ -261,18 +282,20 @@ class SearchStore:
                 self.db.executemany("DELETE FROM records WHERE key = ?", ((key,) for key in dead))
 
     # -- the base: documents and shard files last written in full
-    def base(self) -> tuple[list[str], list[str]] | None:
-        """``(record key of each document, first term of each shard)``; None when no shard is stored."""
+    def base(self) -> tuple[list[str], list[str], dict[str, list[int]]] | None:
+        """``(record key of each document, first term of each shard, the shards of wide prefixes)``
+        (``encode.wide_prefixes``); None when no shard is stored, or they were stored without the prefixes."""
         if self._blank:
             return None
         if self._base is None:
             row = self.db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
-            self._base = marshal.loads(row[0]) if row else ([], [])
-        if self.db.execute("SELECT 1 FROM shards LIMIT 1").fetchone() is None:
+            self._base = (_base(row[0]) if row else None) or ()
+        if not self._base or self.db.execute("SELECT 1 FROM shards LIMIT 1").fetchone() is None:
             return None
         return self._base
 
-    def save_base(self, docs: list[str], firsts: list[str], shards: Iterable[tuple[str, bytes]]) -> dict[str, str]:
+    def save_base(self, docs: list[str], firsts: list[str], prefixes: dict[str, list[int]],
+                  shards: Iterable[tuple[str, bytes]]) -> dict[str, str]:
         """Replace the base with ``shards`` (consumed one at a time, so they need not all be in memory)."""
         digests: dict[str, str] = {}
 
@@ -284,9 +307,9 @@ class SearchStore:
         with self.db:
             self.db.execute("DELETE FROM shards")
             self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)", rows())
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts, prefixes)),))
             self.db.execute("DELETE FROM meta WHERE key = 'digests'")  # until save_last records them
-        self._base = (docs, firsts)
+        self._base = (docs, firsts, prefixes)
         self._blank = False
         return digests
 
