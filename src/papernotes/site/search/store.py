@@ -64,18 +64,16 @@ def updatable(path: Path) -> bool:
     if db is None:
         return False
     try:
-        base = db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
-        last = db.execute("SELECT count(*) FROM meta WHERE key IN ('last', 'last-paths')").fetchone()[0]
+        kept = db.execute(f"SELECT count(*) FROM meta WHERE key IN ({', '.join('?' * len(_INDEX_KEYS))})",
+                          _INDEX_KEYS).fetchone()[0]
         shards = db.execute("SELECT 1 FROM shards LIMIT 1").fetchone()
     finally:
         db.close()
-    return base is not None and _base(base[0]) is not None and last == 2 and shards is not None
+    return kept == len(_INDEX_KEYS) and shards is not None
 
 
-def _base(value: bytes) -> tuple[list[str], list[str], dict[str, list[int]]] | None:
-    """The base stored as ``value``; None for one stored without the prefixes (an older papernotes)."""
-    base = marshal.loads(value)
-    return base if len(base) == 3 else None
+_INDEX_KEYS = ("base", "prefixes", "last", "last-paths")
+"""What an index saved in full leaves in ``meta`` (a store of an older papernotes has no ``prefixes``)."""
 
 
 def document_index(paths: str, path: str) -> int | None:
@@ -288,8 +286,8 @@ class SearchStore:
         if self._blank:
             return None
         if self._base is None:
-            row = self.db.execute("SELECT value FROM meta WHERE key = 'base'").fetchone()
-            self._base = (_base(row[0]) if row else None) or ()
+            rows = dict(self.db.execute("SELECT key, value FROM meta WHERE key IN ('base', 'prefixes')"))
+            self._base = (*marshal.loads(rows["base"]), marshal.loads(rows["prefixes"])) if len(rows) == 2 else ()
         if not self._base or self.db.execute("SELECT 1 FROM shards LIMIT 1").fetchone() is None:
             return None
         return self._base
@@ -307,7 +305,8 @@ class SearchStore:
         with self.db:
             self.db.execute("DELETE FROM shards")
             self.db.executemany("INSERT INTO shards VALUES (?, ?, ?)", rows())
-            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts, prefixes)),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('base', ?)", (marshal.dumps((docs, firsts)),))
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('prefixes', ?)", (marshal.dumps(prefixes),))
             self.db.execute("DELETE FROM meta WHERE key = 'digests'")  # until save_last records them
         self._base = (docs, firsts, prefixes)
         self._blank = False
