@@ -717,6 +717,23 @@ def test_a_body_edit_the_store_cannot_take_makes_the_whole_index(small: tuple[Pa
     assert updatable(corpus / ".papernotes")
 
 
+def test_an_update_the_store_refuses_is_made_whole_by_the_next_build(small: tuple[Path, Path], monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``search_update`` finding no index for an edited note (after the build checked it could): the edit stays
+    pending and the next build, with nothing else changed, makes the whole index."""
+    from papernotes.site import search
+
+    corpus, site = small
+    edited = corpus / "ICLR2025/llm_nlp/mention.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n一个 zebrafish 实验。\n", encoding="utf-8")
+    with monkeypatch.context() as patch:
+        patch.setattr(search, "search_update", lambda *args, **kwargs: None)
+        assert build(corpus, site).rendered == 1  # its page
+    assert not Core(site).search("zebrafish") and not updatable(corpus / ".papernotes")
+    assert build(corpus, site).errors == []
+    assert titles(site, Core(site).search("zebrafish")) == ["mention"]
+    assert updatable(corpus / ".papernotes")
+
+
 def test_stale_shards_are_removed_when_the_index_shrinks(tmp_path: Path) -> None:
     notes = {f"ICLR2025/llm_nlp/n{i:03d}.md": dict(title=f"Note {i} " + " ".join(f"w{i}x{j}" for j in range(60)),
                                                 venue="ICLR2025", domain="llm_nlp") for i in range(120)}

@@ -369,25 +369,28 @@ class Builder:
 
     def _publish_search_update(self, plan: SitePlan, cache: BuildCache) -> None:
         """The search entries of the note bodies whose pages were just published, as a second publish."""
-        from papernotes.site.search import corpus_bodies, search_update
+        from papernotes.site.search import corpus_bodies, forget, search_update
 
         staging, project = self.staging, self.project
         assert self.cache_file is not None
         several = len(project.config.editions) > 1
-        searches = []
+        searches, missed = [], False
         for prefix, lang in dict.fromkeys((p.edition, p.lang or project.config.language) for p in plan.pages):
             # each edition its own store on a site with several (as _render_and_publish made them)
             where = self.cache_file.parent / "editions" / lang if several else self.cache_file.parent
             found = search_update([p.context.entry for p in plan.pages if p.edition == prefix],
                                   corpus_bodies(project.root), where, lang, self.workers)
-            if found is not None:
+            if found is None:  # the store could not take them after all: they stay pending, and the next
+                forget(where)  # build, finding the store unable to take body edits, makes the whole index
+                missed = True
+            else:
                 searches.append((prefix, found))
         staging.begin(incremental=True)
         try:
             self._stage_searches(searches, cache)
             pause("build.search-rendered")
             staging.commit({"papernotes": __version__, "notes": plan.state.notes})
-            self._searches_published(searches, cache, done=True)
+            self._searches_published(searches, cache, done=not missed)
         except BaseException:
             staging.abort()
             raise

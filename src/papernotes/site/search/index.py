@@ -34,6 +34,7 @@ from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
 from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather, wide_prefixes
 from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index
+from papernotes.site.search.store import forget_base
 from papernotes.site.search.store import updatable as _updatable
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
@@ -130,6 +131,11 @@ def updatable(cache_dir: Path) -> bool:
     """Whether ``search_update`` can update the index cached in ``cache_dir`` (else a body edit makes the
     whole index again: the store was deleted, damaged, or written by an older papernotes)."""
     return _updatable(cache_dir / STORE_NAME)
+
+
+def forget(cache_dir: Path) -> None:
+    """Have the next build make the whole index cached in ``cache_dir`` (``updatable`` is False until then)."""
+    forget_base(cache_dir / STORE_NAME)
 
 
 def search_update(edited: Sequence[Entry], read_body: BodyReader, cache_dir: Path, lang: str,

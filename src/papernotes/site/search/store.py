@@ -72,6 +72,19 @@ def updatable(path: Path) -> bool:
     return kept == len(_INDEX_KEYS) and shards is not None
 
 
+def forget_base(path: Path) -> None:
+    """Make the store at ``path`` one that cannot take body edits (``updatable`` is then False), so that the
+    next build makes the whole index; its records stay."""
+    db = _reuse(path)
+    if db is None:
+        return
+    try:
+        with db:
+            db.execute("DELETE FROM meta WHERE key IN ('base', 'prefixes')")
+    finally:
+        db.close()
+
+
 _INDEX_KEYS = ("base", "prefixes", "last", "last-paths")
 """What an index saved in full leaves in ``meta`` (a store of an older papernotes has no ``prefixes``)."""
 
