@@ -11,6 +11,7 @@ import functools
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 from chromium import needs_chromium
@@ -62,14 +63,12 @@ class Quiet(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The site built from NOTES, served from its parent directory: pages live under ``/site/``."""
-    base = tmp_path_factory.mktemp("search-browser")
+def build_and_serve(base: Path, notes: dict[str, dict]) -> Iterator[str]:
+    """The site built from ``notes``, served from its parent directory: pages live under ``/site/``."""
     corpus = base / "corpus"
     corpus.mkdir()
     (corpus / "papernotes.toml").write_text('title = "t"\nlanguage = "zh"\nbase_url = "/site/"\n', encoding="utf-8")
-    for rel, fields in NOTES.items():
+    for rel, fields in notes.items():
         write_note(corpus, rel, **dict(fields))
     result = build(corpus, base / "site")
     assert result.errors == [], result.errors
@@ -79,6 +78,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_port}/site/"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    yield from build_and_serve(tmp_path_factory.mktemp("search-browser"), NOTES)
 
 
 @pytest.fixture()
@@ -256,3 +260,34 @@ def test_everything_comes_from_the_site_itself(page, served: str) -> None:
     assert "index.json" in fetched and any(f.startswith("t/") for f in fetched)
     manifest_shards = len(page.evaluate("fetch('index.json').then(r => r.json()).then(m => m.shards)"))
     assert sum(f.startswith("t/") for f in fetched) < manifest_shards or manifest_shards <= 2
+
+
+def test_a_prefix_is_read_from_the_shards_of_its_frequent_terms(browser, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The page uses the manifest's ``prefixes``: "模" spans more shards than it reads, and its notes of 模型 (the
+    most frequent of its terms, in a later shard than 模一, 模丁 …, which sort first) are among its results."""
+    import json
+
+    from papernotes.site.search import encode
+
+    notes = {f"ICLR2025/llm_nlp/j{i:02d}.md": dict(title=f"Junk {i}", venue="ICLR2025", domain="llm_nlp",
+                                                  body=f"## 一句话总结\n规模{chr(0x4E00 + i)}。\n") for i in range(40)}
+    notes.update({f"ICLR2025/llm_nlp/m{i}.md": dict(title=f"Model {i}", venue="ICLR2025", domain="llm_nlp",
+                                                   body="## 一句话总结\n模型压缩。\n") for i in range(6)})
+    monkeypatch.setattr(encode, "SHARD_BYTES", 40)
+    sites = build_and_serve(tmp_path, notes)
+    served = next(sites)
+    try:
+        wide = json.loads((tmp_path / "site/search/index.json").read_text(encoding="utf-8"))["prefixes"]["模"]
+        page = browser.new_page()
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url.split("?")[0]))
+        found = search(page, served, "?q=模")
+        while page.is_visible("#more"):  # every result, page by page
+            page.click("#more")
+            page.wait_for_function("n => document.querySelectorAll('#results dt').length > n", arg=len(found))
+            found = page.eval_on_selector_all("#results dt > a", "els => els.map(a => a.pathname.split('/').filter(Boolean).pop())")
+        assert {f"m{i}" for i in range(6)} <= set(found), found
+        assert {f"{served}search/t/{n}.bin" for n in wide} <= set(requested)
+        page.close()
+    finally:
+        next(sites, None)
