@@ -33,8 +33,7 @@ from papernotes.corpus.model import Entry, Note
 from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
 from papernotes.site.search.encode import cut, encode_shard, encode_shards, gather, wide_prefixes
-from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index
-from papernotes.site.search.store import forget_base
+from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index, forget_base
 from papernotes.site.search.store import updatable as _updatable
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
