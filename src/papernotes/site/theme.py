@@ -26,7 +26,7 @@ from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
 import jinja2
 from markupsafe import Markup
@@ -291,9 +291,7 @@ class Theme:
         self.theme_dir = config.theme_path(corpus)
         self.labels = labels_for(config.language, self.theme_dir)
         self._labels = {config.language: self.labels}
-        self.base_path = urlsplit(config.base_url).path or "/"
-        if not self.base_path.endswith("/"):
-            self.base_path += "/"
+        self.base_path = config.base_path
         self.env = jinja2.Environment(
             loader=template_loader(self.theme_dir),
             autoescape=_escapes,
