@@ -1,7 +1,9 @@
 """Serve stage: build, serve on 127.0.0.1, rebuild on change and reload the open page.
 
 In: a corpus directory. Out: an HTTP server (standard library, one thread per
-request, a real listen backlog) over the built site. A watcher (``watchfiles``:
+request, a real listen backlog) over the built site, at ``base_url``'s path as
+on the host it is built for (``/`` redirects there; a missing URL gets its
+edition's ``404.html``, whose links start from that path). A watcher (``watchfiles``:
 inotify and friends, no polling of every note) hands the edited note paths to
 the same ``Builder`` the ``build`` command uses, which re-renders just those
 notes' pages when nothing else changed (no scan of the corpus), and anything
