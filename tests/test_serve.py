@@ -52,7 +52,7 @@ def test_edit_triggers_rebuild_and_reload_event(server: DevServer) -> None:
     events: list[str] = []
 
     def listen() -> None:
-        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}{EVENTS_PATH}", timeout=20) as stream:
+        with urllib.request.urlopen(server.url + EVENTS_PATH, timeout=20) as stream:
             for raw in stream:
                 line = raw.decode().strip()
                 if line.startswith("event: reload"):
@@ -136,10 +136,10 @@ def test_200_simultaneous_requests_are_answered(server: DevServer) -> None:
 def test_event_streams_are_capped(server: DevServer) -> None:
     from papernotes.site.serve import MAX_EVENT_STREAMS
 
-    streams = [urllib.request.urlopen(f"http://127.0.0.1:{server.port}{EVENTS_PATH}", timeout=10)
+    streams = [urllib.request.urlopen(server.url + EVENTS_PATH, timeout=10)
                for _ in range(MAX_EVENT_STREAMS)]
     try:
-        status, _ = get(f"http://127.0.0.1:{server.port}{EVENTS_PATH}")
+        status, _ = get(server.url + EVENTS_PATH)
         assert status == 503
     finally:
         for stream in streams:

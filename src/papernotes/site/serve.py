@@ -21,6 +21,7 @@ next change.
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 import time
@@ -38,11 +39,8 @@ from papernotes.errors import PapernotesError
 from papernotes.site.build import Builder, BuildResult
 from papernotes.site.theme import ASSETS
 
-EVENTS_PATH = "/__papernotes/events"
-RELOAD_SNIPPET = (
-    "<script>(function(){var s=new EventSource('" + EVENTS_PATH + "');"
-    "s.addEventListener('reload',function(){location.reload()});})();</script>"
-).encode()
+EVENTS_PATH = "__papernotes/events"
+"""The reload event stream, under the site's path (``/papernotes/__papernotes/events``) like everything it serves."""
 FAVICON = "favicon.svg"
 """The site's icon in ``assets/`` (the package's, or the theme's of the same name); also answers ``/favicon.ico``."""
 MAX_EVENT_STREAMS = 32
@@ -51,6 +49,13 @@ MAX_REQUEST_LINE = 8192
 LISTEN_BACKLOG = 512
 DEBOUNCE_MS = 30
 """How long the watcher gathers changes before building (editors write a file in several steps)."""
+
+
+def reload_snippet(base_path: str) -> bytes:
+    """The script injected into served HTML: reload the page when the events stream says a build changed it."""
+    url = json.dumps(base_path + EVENTS_PATH).replace("<", "\\u003c")
+    return ("<script>(function(){var s=new EventSource(" + url + ");"
+            "s.addEventListener('reload',function(){location.reload()});})();</script>").encode()
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -92,7 +97,7 @@ class _Handler(SimpleHTTPRequestHandler):
             self.close_connection = True  # the client went away: not our error
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if self.path.split("?", 1)[0] == EVENTS_PATH:
+        if urlsplit(self.path).path == self.server.base_path + EVENTS_PATH:
             self._events()
             return
         super().do_GET()
@@ -130,7 +135,8 @@ class _Handler(SimpleHTTPRequestHandler):
         if ctype.startswith("text/html"):
             ctype = "text/html; charset=utf-8"
             marker = data.rfind(b"</body>")
-            data = data[:marker] + RELOAD_SNIPPET + data[marker:] if marker >= 0 else data + RELOAD_SNIPPET
+            snippet = reload_snippet(self.server.base_path)
+            data = data[:marker] + snippet + data[marker:] if marker >= 0 else data + snippet
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
