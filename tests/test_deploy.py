@@ -136,3 +136,14 @@ def test_git_without_an_identity(repo: Path, monkeypatch: pytest.MonkeyPatch) ->
     result = deploy(str(repo / "notes"))
     assert result.exit_code == 1 and "git does not know who commits" in result.output
     assert remote_log(repo) == []
+
+
+def test_cname_must_be_a_host_name(tmp_path: Path) -> None:
+    from papernotes.config import load_config
+    from papernotes.errors import ConfigError
+
+    (tmp_path / "papernotes.toml").write_text('title = "t"\ncname = "https://notes.example.org/"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    [problem] = caught.value.diagnostics
+    assert problem.line == 2 and "not a host name (no scheme, path or port): https://notes.example.org/" in problem.message

@@ -156,3 +156,25 @@ def test_a_theme_replaces_the_favicon(tmp_path: Path) -> None:
     assert (tmp_path / "site" / "assets" / "favicon.svg").read_text(encoding="utf-8") == "<svg id='mine'/>"
     page = (tmp_path / "site" / "ICML2024" / "index.html").read_text(encoding="utf-8")
     assert '<link rel="icon" href="../assets/favicon.svg" type="image/svg+xml">' in page
+
+
+def test_serve_under_a_path_that_needs_encoding(tmp_path: Path) -> None:
+    from papernotes.starter import init_site
+
+    init_site(tmp_path / "corpus")
+    config = tmp_path / "corpus" / "papernotes.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('# base_url = "/"', 'base_url = "https://h.example/笔记/"'),
+                      encoding="utf-8")
+    srv = DevServer(tmp_path / "corpus", tmp_path / "site", port=0)
+    srv.start()
+    try:
+        assert srv.base_path == "/%E7%AC%94%E8%AE%B0/"
+        status, _, headers = fetch(f"http://127.0.0.1:{srv.port}/", follow=False)
+        assert status == 302 and headers["Location"] == srv.base_path
+        assert fetch(srv.url)[0] == 200
+        url = srv.url + "no/such/"
+        status, html, _ = fetch(url)
+        assert status == 404
+        assert_all_resolve(html, url, srv.base_path)
+    finally:
+        srv.stop()

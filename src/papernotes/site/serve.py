@@ -31,7 +31,7 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.corpus.load import SKIP_FILES
@@ -251,7 +251,8 @@ class DevServer(ThreadingHTTPServer):
                 self.on_error(exc)
             return None
         self.last_result = result
-        self.base_path = self.builder.project.config.base_path
+        # as the pages spell it in their links (the 404 page's, the redirect's Location), percent-encoded
+        self.base_path = quote(self.builder.project.config.base_path, safe="/%:@!$&'()*+,;=-._~")
         if self.on_build:
             self.on_build(result)
         if not notified and not result.up_to_date and (result.rendered or result.removed):

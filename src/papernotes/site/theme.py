@@ -366,13 +366,13 @@ class Theme:
     def root_for(self, page: Page) -> str:
         """The path from ``page`` to the site root."""
         if page.template == "404.html":
-            return self.base_path
+            return quote(self.base_path, safe=_SAFE)
         return relative_url("", page.url) if page.url else ""
 
     def home_for(self, page: Page) -> str:
         """The path from ``page`` to its edition's root."""
         if page.template == "404.html":
-            return self.base_path + page.edition
+            return quote(self.base_path + page.edition, safe=_SAFE)
         return relative_url(page.edition, page.url) if page.url != page.edition else ""
 
     def variables(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
