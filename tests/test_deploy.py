@@ -78,8 +78,8 @@ def test_deploys_the_site_and_keeps_history(repo: Path) -> None:
     assert user_state(repo) == before  # working tree, index, HEAD and branches untouched
 
     note = repo / "notes" / EXAMPLE_NOTE
-    note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n新增 QZXW。\n", 1),
-                    encoding="utf-8")
+    text = note.read_text(encoding="utf-8")
+    note.write_text(text.replace("## 一句话总结\n", "## 一句话总结\n新增 QZXW。\n", 1), encoding="utf-8")
     result = deploy(str(repo / "notes"), "-m", "Second deploy")
     assert result.exit_code == 0, result.output
     log = remote_log(repo)
@@ -124,7 +124,8 @@ def test_a_refused_push_is_an_error(repo: Path) -> None:
     hook.chmod(0o755)
     result = deploy(str(repo / "notes"))
     assert result.exit_code == 1
-    assert "error: origin refused the push to gh-pages:" in result.output and "deploys are frozen today" in result.output
+    assert "error: origin refused the push to gh-pages:" in result.output
+    assert "deploys are frozen today" in result.output
     assert remote_log(repo) == []
 
 
@@ -146,4 +147,5 @@ def test_cname_must_be_a_host_name(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path)
     [problem] = caught.value.diagnostics
-    assert problem.line == 2 and "not a host name (no scheme, path or port): https://notes.example.org/" in problem.message
+    assert problem.line == 2
+    assert "not a host name (no scheme, path or port): https://notes.example.org/" in problem.message

@@ -163,8 +163,8 @@ def test_serve_under_a_path_that_needs_encoding(tmp_path: Path) -> None:
 
     init_site(tmp_path / "corpus")
     config = tmp_path / "corpus" / "papernotes.toml"
-    config.write_text(config.read_text(encoding="utf-8").replace('# base_url = "/"', 'base_url = "https://h.example/笔记/"'),
-                      encoding="utf-8")
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace('# base_url = "/"', 'base_url = "https://h.example/笔记/"'), encoding="utf-8")
     srv = DevServer(tmp_path / "corpus", tmp_path / "site", port=0)
     srv.start()
     try:

@@ -88,8 +88,9 @@ def config_text() -> str:
     for name, field in SiteConfig.model_fields.items():
         table = field.annotation
         if isinstance(table, type) and issubclass(table, BaseModel):
-            lines += ["", *textwrap.wrap((table.__doc__ or "").replace("``", "`"), 96, initial_indent="# ", subsequent_indent="# "),
-                      f"[{name}]", *_fields(table)]
+            doc = (table.__doc__ or "").replace("``", "`")
+            lines += ["", *textwrap.wrap(doc, 96, initial_indent="# ", subsequent_indent="# "), f"[{name}]",
+                      *_fields(table)]
     return "\n".join(lines) + "\n"
 
 
