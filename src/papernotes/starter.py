@@ -83,7 +83,8 @@ def _fields(model: type[BaseModel]) -> list[str]:
 def config_text() -> str:
     """``papernotes.toml`` with every setting of the schema commented out at its default."""
     lines = [f"# {CONFIG_NAME}: the settings of this site. Every key is listed with its default; uncomment a",
-             "# line to change it. Written by `papernotes init` from papernotes' own schema."]
+             "# line to change it. Written by `papernotes init` from papernotes' own schema. A key belongs to the",
+             "# [table] above it: top-level keys go before the first table."]
     lines += _fields(SiteConfig)
     for name, field in SiteConfig.model_fields.items():
         table = field.annotation
