@@ -26,6 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from papernotes.config import load_config
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -75,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         command += ["-o", str(args.site)]
     started = time.perf_counter()
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}/"
+    base = f"http://127.0.0.1:{port}{load_config(corpus)[0].base_path}"  # serve serves under base_url's path
     url = base + note_url(note, corpus)
     original = note.read_bytes()
     results: dict[str, object] = {"notes": len(notes), "note": note.relative_to(corpus).as_posix()}

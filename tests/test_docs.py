@@ -149,3 +149,28 @@ def test_every_setting_has_help_and_is_documented() -> None:
             # as a key in a TOML example (`name = …`, commented or not) or in backticks, not a substring
             documented = re.search(rf"^#?\s*{name}\s*=|`{name}`", docs, re.M)
             assert documented, f"{model.__name__}.{name} is not documented in README.md or docs/pipeline.md"
+
+
+def test_the_publishing_guide_uses_real_commands_and_valid_config() -> None:
+    """Every `papernotes …` of docs/publish.md names a command and options that exist; its TOML blocks parse."""
+    import re
+    import shlex
+    import tomllib
+
+    text = (REPO / "docs" / "publish.md").read_text(encoding="utf-8")
+    group = typer.main.get_command(app)
+    spans = re.findall(r"`([^`\n]+)`", text) + re.findall(r"```sh\n(.*?)```", text, re.DOTALL)
+    commands = [part.strip() for span in spans for part in re.split(r"&&|\n", span)
+                if part.strip().startswith("papernotes ")]
+    assert len(commands) >= 8, commands
+    for line in commands:
+        name, *args = shlex.split(line)[1:]
+        command = group.commands.get(name)
+        assert command is not None, line
+        options = {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
+        assert {a.split("=")[0] for a in args if a.startswith("-")} <= options, line
+    blocks = re.findall(r"```toml\n(.*?)```", text, re.DOTALL)
+    assert len(blocks) >= 2
+    for block in blocks:
+        tomllib.loads(block)
+    assert "docs/publish.md" in (REPO / "README.md").read_text(encoding="utf-8")

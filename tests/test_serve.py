@@ -52,7 +52,7 @@ def test_edit_triggers_rebuild_and_reload_event(server: DevServer) -> None:
     events: list[str] = []
 
     def listen() -> None:
-        with urllib.request.urlopen(server.url + EVENTS_PATH.lstrip("/"), timeout=20) as stream:
+        with urllib.request.urlopen(server.url + EVENTS_PATH, timeout=20) as stream:
             for raw in stream:
                 line = raw.decode().strip()
                 if line.startswith("event: reload"):
@@ -114,11 +114,12 @@ def test_hostile_requests_get_clean_answers(server: DevServer) -> None:
     assert long.startswith(b"HTTP/1.0 414") or long.startswith(b"HTTP/1.1 414")
     rebinding = raw_request(server.port, b"GET / HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n")
     assert b" 421 " in rebinding.split(b"\r\n", 1)[0]
-    ok = raw_request(server.port, f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n\r\n".encode())
+    ok = raw_request(server.port, f"GET {server.base_path} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+                                  "Connection: close\r\n\r\n".encode())
     assert b" 200 " in ok.split(b"\r\n", 1)[0]
     # a client that hangs up mid-response is routine
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
-        sock.sendall(f"GET /assets/katex/katex.min.js HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+        sock.sendall(f"GET {server.base_path}assets/katex/katex.min.js HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
     assert get(server.url)[0] == 200
 
 
@@ -135,10 +136,10 @@ def test_200_simultaneous_requests_are_answered(server: DevServer) -> None:
 def test_event_streams_are_capped(server: DevServer) -> None:
     from papernotes.site.serve import MAX_EVENT_STREAMS
 
-    streams = [urllib.request.urlopen(server.url + EVENTS_PATH.lstrip("/"), timeout=10)
+    streams = [urllib.request.urlopen(server.url + EVENTS_PATH, timeout=10)
                for _ in range(MAX_EVENT_STREAMS)]
     try:
-        status, _ = get(server.url + EVENTS_PATH.lstrip("/"))
+        status, _ = get(server.url + EVENTS_PATH)
         assert status == 503
     finally:
         for stream in streams:

@@ -78,6 +78,8 @@ class SiteConfig(BaseModel):
                                            "sitemap.xml, canonical and OpenGraph URLs need it absolute (http or https "
                                            "with a host); with a path such as / they are left out and the build warns "
                                            "once.")
+    cname: str = Field("", description="Custom domain of the published site, e.g. notes.example.org: `papernotes "
+                                       "deploy` writes it to a CNAME file (GitHub Pages). Empty: no CNAME file.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
@@ -103,6 +105,13 @@ class SiteConfig(BaseModel):
                                       "i18n.toml", {"folder": str(folder)})
         return value
 
+    @field_validator("cname")
+    @classmethod
+    def _host_name(cls, value: str) -> str:
+        if value and not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?", value):
+            raise PydanticCustomError("cname", "not a host name (no scheme, path or port): {value}", {"value": value})
+        return value
+
     @field_validator("languages")
     @classmethod
     def _distinct_languages(cls, value: list[str]) -> list[str]:
@@ -114,6 +123,13 @@ class SiteConfig(BaseModel):
     def editions(self) -> tuple[str, ...]:
         """The languages of the editions to build, the site language's first (it is published at ``/``)."""
         return (self.language, *(lang for lang in self.languages if lang != self.language))
+
+    @property
+    def base_path(self) -> str:
+        """The path of ``base_url``, with a trailing ``/`` (``/papernotes/``; ``/`` for a bare host or ``/``)."""
+        path = urlsplit(self.base_url).path or "/"
+        return path if path.endswith("/") else path + "/"
+
     @property
     def absolute_base(self) -> str:
         """``base_url`` with a trailing ``/`` when it is absolute (``https://host/…``), else ``""``."""

@@ -42,7 +42,10 @@ def serve(
     output: Annotated[Optional[Path], typer.Option("-o", "--output",
                                                    help="Site directory (default: CORPUS/.papernotes/serve).")] = None,
 ) -> None:
-    """Build, serve on 127.0.0.1 only, rebuild when a note changes and reload open pages."""
+    """Build, serve on 127.0.0.1 only, rebuild when a note changes and reload open pages.
+
+    The site is served under the path of base_url (/notes/ for https://example.org/notes/; / redirects there), as on its host, so links and the 404 page of each edition work as they will there.
+    """
     from papernotes.forks import one_blas_thread
 
     one_blas_thread()  # before anything imports numpy

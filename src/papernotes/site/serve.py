@@ -1,7 +1,9 @@
 """Serve stage: build, serve on 127.0.0.1, rebuild on change and reload the open page.
 
 In: a corpus directory. Out: an HTTP server (standard library, one thread per
-request, a real listen backlog) over the built site. A watcher (``watchfiles``:
+request, a real listen backlog) over the built site, at ``base_url``'s path as
+on the host it is built for (``/`` redirects there; a missing URL gets its
+edition's ``404.html``, whose links start from that path). A watcher (``watchfiles``:
 inotify and friends, no polling of every note) hands the edited note paths to
 the same ``Builder`` the ``build`` command uses, which re-renders just those
 notes' pages when nothing else changed (no scan of the corpus), and anything
@@ -19,6 +21,7 @@ next change.
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 import time
@@ -28,23 +31,31 @@ from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit
 
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.corpus.load import SKIP_FILES
 from papernotes.errors import PapernotesError
 from papernotes.site.build import Builder, BuildResult
+from papernotes.site.theme import ASSETS
 
-EVENTS_PATH = "/__papernotes/events"
-RELOAD_SNIPPET = (
-    "<script>(function(){var s=new EventSource('" + EVENTS_PATH + "');"
-    "s.addEventListener('reload',function(){location.reload()});})();</script>"
-).encode()
+EVENTS_PATH = "__papernotes/events"
+"""The reload event stream, under the site's path (``/papernotes/__papernotes/events``) like everything it serves."""
+FAVICON = "favicon.svg"
+"""The site's icon in ``assets/`` (the package's, or the theme's of the same name); also answers ``/favicon.ico``."""
 MAX_EVENT_STREAMS = 32
 """Open pages that can listen for reloads at once; more get 503 (each holds a thread)."""
 MAX_REQUEST_LINE = 8192
 LISTEN_BACKLOG = 512
 DEBOUNCE_MS = 30
 """How long the watcher gathers changes before building (editors write a file in several steps)."""
+
+
+def reload_snippet(base_path: str) -> bytes:
+    """The script injected into served HTML: reload the page when the events stream says a build changed it."""
+    url = json.dumps(base_path + EVENTS_PATH).replace("<", "\\u003c")
+    return ("<script>(function(){var s=new EventSource(" + url + ");"
+            "s.addEventListener('reload',function(){location.reload()});})();</script>").encode()
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -86,7 +97,7 @@ class _Handler(SimpleHTTPRequestHandler):
             self.close_connection = True  # the client went away: not our error
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
-        if self.path.split("?", 1)[0] == EVENTS_PATH:
+        if urlsplit(self.path).path == self.server.base_path + EVENTS_PATH:
             self._events()
             return
         super().do_GET()
@@ -98,16 +109,25 @@ class _Handler(SimpleHTTPRequestHandler):
             self.close_connection = True
 
     def send_head(self):  # type: ignore[no-untyped-def]
-        path = Path(self.translate_path(self.path))
-        if path.is_dir():
-            if not self.path.split("?", 1)[0].endswith("/"):
-                return super().send_head()  # stdlib answers with a redirect to the slash URL
-            path = path / "index.html"
+        url = urlsplit(self.path).path
+        base = self.server.base_path
+        site = Path(self.directory)
         status = HTTPStatus.OK
-        if not path.is_file():
+        path: Path | None = None
+        if url == "/favicon.ico":  # what a browser asks for when a page (a listing of files…) names no icon
+            path = site / ASSETS / FAVICON
+        elif url.startswith(base):
+            path = Path(self.translate_path("/" + url[len(base):]))
+            if path.is_dir():
+                if not url.endswith("/"):
+                    return self._redirect(url + "/")
+                path = path / "index.html"
+        elif url == "/" or url + "/" == base:
+            return self._redirect(base)  # the site lives under base_url's path, as on the host it is made for
+        if path is None or not path.is_file():
             status = HTTPStatus.NOT_FOUND
-            path = Path(self.directory) / "404.html"
-            if not path.is_file():
+            path = self._not_found_page(url[len(base):] if url.startswith(base) else "")
+            if path is None:
                 self.send_error(HTTPStatus.NOT_FOUND)
                 return None
         data = path.read_bytes()
@@ -115,13 +135,31 @@ class _Handler(SimpleHTTPRequestHandler):
         if ctype.startswith("text/html"):
             ctype = "text/html; charset=utf-8"
             marker = data.rfind(b"</body>")
-            data = data[:marker] + RELOAD_SNIPPET + data[marker:] if marker >= 0 else data + RELOAD_SNIPPET
+            snippet = reload_snippet(self.server.base_path)
+            data = data[:marker] + snippet + data[marker:] if marker >= 0 else data + snippet
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         return io.BytesIO(data)
+
+    def _redirect(self, location: str) -> None:
+        query = urlsplit(self.path).query
+        self.send_response(HTTPStatus.FOUND)
+        self.send_header("Location", location + (f"?{query}" if query else ""))
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _not_found_page(self, inner: str) -> Path | None:
+        """The 404 page of the edition the missing URL is in (``en/404.html`` under ``/en/``), else the site's."""
+        site = Path(self.directory)
+        first = inner.split("/", 1)[0]
+        for candidate in ((site / first / "404.html") if "/" in inner and first not in ("", ".", "..") else None,
+                          site / "404.html"):
+            if candidate is not None and candidate.is_file():
+                return candidate
+        return None
 
     def _events(self) -> None:
         if not self.server.streams.acquire(blocking=False):
@@ -171,6 +209,8 @@ class DevServer(ThreadingHTTPServer):
         self.streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)
         self.watching = threading.Event()
         self.last_result: BuildResult | None = None
+        self.base_path = "/"
+        """Where the site is served: ``base_url``'s path, as on the host it is built for (``/papernotes/``)."""
         self.last_built: float = 0.0
         """``time.monotonic()`` when the last build that changed the site was published."""
         self.builder: Builder | None = None
@@ -190,7 +230,7 @@ class DevServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
+        return f"http://127.0.0.1:{self.port}{self.base_path}"
 
     def rebuild(self, edited: set[str] | None = None, fresh: bool = False) -> BuildResult | None:
         """Build (``edited``: just these notes changed; ``fresh``: settings changed, start a new builder)."""
@@ -211,6 +251,8 @@ class DevServer(ThreadingHTTPServer):
                 self.on_error(exc)
             return None
         self.last_result = result
+        # as the pages spell it in their links (the 404 page's, the redirect's Location), percent-encoded
+        self.base_path = quote(self.builder.project.config.base_path, safe="/%:@!$&'()*+,;=-._~")
         if self.on_build:
             self.on_build(result)
         if not notified and not result.up_to_date and (result.rendered or result.removed):

@@ -26,7 +26,7 @@ from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, unquote
 
 import jinja2
 from markupsafe import Markup
@@ -291,9 +291,7 @@ class Theme:
         self.theme_dir = config.theme_path(corpus)
         self.labels = labels_for(config.language, self.theme_dir)
         self._labels = {config.language: self.labels}
-        self.base_path = urlsplit(config.base_url).path or "/"
-        if not self.base_path.endswith("/"):
-            self.base_path += "/"
+        self.base_path = config.base_path
         self.env = jinja2.Environment(
             loader=template_loader(self.theme_dir),
             autoescape=_escapes,
@@ -368,13 +366,13 @@ class Theme:
     def root_for(self, page: Page) -> str:
         """The path from ``page`` to the site root."""
         if page.template == "404.html":
-            return self.base_path
+            return quote(self.base_path, safe=_SAFE)
         return relative_url("", page.url) if page.url else ""
 
     def home_for(self, page: Page) -> str:
         """The path from ``page`` to its edition's root."""
         if page.template == "404.html":
-            return self.base_path + page.edition
+            return quote(self.base_path + page.edition, safe=_SAFE)
         return relative_url(page.edition, page.url) if page.url != page.edition else ""
 
     def variables(self, page: Page) -> tuple[dict[str, Any], list[Diagnostic]]:
