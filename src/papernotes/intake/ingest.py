@@ -257,6 +257,8 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
     folded = fold_duplicates([_with_venue(p, forced, taxonomy, printed) for p in loaded.papers])
     problems.extend(_pdfs_folded(loaded.papers, folded))
     new_corpus = not corpus.exists()
+    if new_corpus and not folded:  # nothing to add: no empty corpus folder either
+        return IngestResult(len(loaded.papers), 0, diagnostics=tuple(problems))
     if new_corpus:  # only once the source was read: a failed ingest leaves no empty folder behind
         try:
             corpus.mkdir(parents=True)
