@@ -50,7 +50,7 @@ def neurips(path: Path) -> Path:
 
 def icml(path: Path, title: str = "Budgeted Sampling Works") -> Path:
     """Two columns, names separated only by superscripts, ICML's proceedings line at the foot of column one."""
-    return pdfgen.front_page(path, (title,), authors=("Wei Xiong^{* 1} Hanze Dong^{* 2} Chen Li^{1}",),
+    return pdfgen.front_page(path, (title,), authors=("Ivo Sampler^{* 1} Hana Budget^{* 2} Chen Li^{1}",),
                              abstract=ABSTRACT, venue="ICML", columns=2)
 
 
@@ -68,7 +68,7 @@ def notes_in(corpus: Path) -> dict[str, dict[str, object]]:
 @pytest.mark.parametrize("make, title, authors, venue, arxiv", [
     (iclr, JACKPOT, ("Ada Reader", "Bob Parser", "Chen Li"), "ICLR2026", "2602.06107"),
     (neurips, LORA_FLOW, ("Ada Reader", "Bob Parser"), "NeurIPS2025", ""),
-    (icml, "Budgeted Sampling Works", ("Wei Xiong", "Hanze Dong", "Chen Li"), "ICML2026", ""),
+    (icml, "Budgeted Sampling Works", ("Ivo Sampler", "Hana Budget", "Chen Li"), "ICML2026", ""),
 ], ids=["iclr", "neurips", "icml"])
 def test_the_first_page_gives_title_authors_abstract_venue_and_arxiv_id(
         tmp_path: Path, make, title: str, authors: tuple[str, ...], venue: str, arxiv: str) -> None:  # type: ignore[no-untyped-def]
@@ -105,7 +105,7 @@ def test_title_case_keeps_acronyms() -> None:
     assert title_case("LORA: LOW-RANK ADAPTATION OF LARGE LANGUAGE MODELS", {"lora": "LoRA"}) == \
         "LoRA: Low-Rank Adaptation of Large Language Models"
     assert title_case("A STUDY OF RL FOR LLMS IN 3D: THE CASE OF GPT-4 AND AI") == \
-        "A Study of RL for LLMS in 3D: The Case of GPT-4 and AI"
+        "A Study of RL for LLMs in 3D: The Case of GPT-4 and AI"
 
 
 def test_the_metadata_title_is_only_a_fallback(tmp_path: Path) -> None:
@@ -212,7 +212,7 @@ def test_a_duplicate_pdf_joins_the_note_already_there(tmp_path: Path) -> None:
     assert read(stub.read_text(encoding="utf-8"))[0]["authors"] == ["Ada Reader", "Bob Parser", "Chen Li"]
     assert hand.with_suffix(".pdf").read_bytes() == (folder / "budgeted.pdf").read_bytes()
     assert hand.read_text(encoding="utf-8").endswith("My own words.\n")
-    other = pdfgen.front_page(tmp_path / "other.pdf", ("Budgeted Sampling Works",), ("Wei Xiang",), "Another print.",
+    other = pdfgen.front_page(tmp_path / "other.pdf", ("Budgeted Sampling Works",), ("Ivo Sampler",), "Another print.",
                               venue="ICML")
     kept = runner.invoke(app, ["ingest", "pdf", str(other), str(corpus)])
     assert kept.exit_code == 0

@@ -142,7 +142,8 @@ def _spellings(lines: object) -> dict[str, str]:
 
 
 def title_case(title: str, known: dict[str, str] | None = None) -> str:
-    """An ALL-CAPS title in title case; acronyms (no vowel, a digit, two letters, or spelled so on the page) kept."""
+    """An ALL-CAPS title in title case; acronyms (no vowel, a digit, two letters, or spelled so on the page) kept,
+    a plural one written ``LLMs``."""
     known = known or {}
     out: list[str] = []
     first = True
@@ -164,6 +165,8 @@ def _word(word: str, known: dict[str, str], first: bool) -> str:
         return word
     if key in known:
         core = known[key]
+    elif len(core) >= 4 and core.endswith("S") and not re.search(r"[AEIOUY]", core, re.I):
+        core = core[:-1] + "s"  # a plural acronym: LLMS -> LLMs
     elif any(ch.isdigit() for ch in core) or not re.search(r"[AEIOUY]", core, re.I) \
             or (len(core) == 2 and key not in SMALL and key not in WORDS_2):
         pass
