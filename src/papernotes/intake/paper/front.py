@@ -26,7 +26,7 @@ carry no title or author there).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import median
 
@@ -56,6 +56,7 @@ PARTICLES = frozenset("van von de der den di da du la le dos das del della bin a
 SMALL = frozenset("a an and as at but by for from in into nor of on or per the to via vs with".split())
 WORDS_2 = frozenset("is it be do go up we us my no so if me he".split())
 MARKS = "*∗†‡§¶⋆★"
+PUNCTUATION = "\"'“”‘’()[]{}:;,.!?—–"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,10 +132,10 @@ def _all_caps(text: str) -> bool:
     return len(cased) >= 6 and all(ch.isupper() for ch in cased)
 
 
-def _spellings(lines: object) -> dict[str, str]:
+def _spellings(lines: Iterable[Line]) -> dict[str, str]:
     """Words the page spells with inner capitals (``LoRA``, ``GPT``, ``ImageNet``), by their case-folded form."""
     found: dict[str, str] = {}
-    for line in lines:  # type: ignore[attr-defined]
+    for line in lines:
         for word in re.findall(r"[^\W\d_][\w]*", line.text):
             if any(ch.isupper() for ch in word[1:]) and word.casefold() not in SMALL:
                 found.setdefault(word.casefold(), word)
@@ -157,12 +158,12 @@ def title_case(title: str, known: dict[str, str] | None = None) -> str:
 
 
 def _word(word: str, known: dict[str, str], first: bool) -> str:
-    m = re.fullmatch(r"(\W*)(.*?)(\W*)", word)
-    assert m is not None  # the pattern matches any string
-    head, core, tail = m.groups()
-    key = core.casefold()
+    core = word.strip(PUNCTUATION)
     if not core:
         return word
+    start = word.index(core)
+    head, tail = word[:start], word[start + len(core):]
+    key = core.casefold()
     if key in known:
         core = known[key]
     elif len(core) >= 4 and core.endswith("S") and not re.search(r"[AEIOUY]", core, re.I):
