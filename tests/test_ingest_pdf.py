@@ -286,3 +286,9 @@ def test_new_from_a_pdf_refuses_and_writes_nothing(tmp_path: Path) -> None:
     assert fine.exit_code == 0, fine.output
     assert sorted(p.name for p in (corpus / "ICML2026/optimization").iterdir()) == [
         "a_paper_that_prints_no_venue.md", "a_paper_that_prints_no_venue.pdf"]
+
+
+def test_new_still_asks_for_what_is_missing(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["new", str(tmp_path / "c")], input="My Title\nICLR2024\noptimization\n")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "c/ICLR2024/optimization/my_title.md").is_file()

@@ -56,6 +56,7 @@ PARTICLES = frozenset("van von de der den di da du la le dos das del della bin a
 SMALL = frozenset("a an and as at but by for from in into nor of on or per the to via vs with".split())
 WORDS_2 = frozenset("is it be do go up we us my no so if me he".split())
 MARKS = "*∗†‡§¶⋆★"
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 PUNCTUATION = "\"'“”‘’()[]{}:;,.!?—–"
 
 
@@ -76,8 +77,8 @@ def read_front(doc: RawDocument) -> Front:
     page = next((p for p in doc.pages if p.fragments), None)
     if page is None:
         return Front()
-    flat = [replace(line, text=line.text.translate(LIGATURES)) for line in rows(page)]
-    lines = [replace(line, text=line.text.translate(LIGATURES)) for line in reading_order(page)]
+    flat = [replace(line, text=_clean(line.text)) for line in rows(page)]
+    lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
     arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
     venue = _venue(lines)
     title_at = _title(flat)
@@ -90,6 +91,11 @@ def read_front(doc: RawDocument) -> Front:
     authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size])
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
     return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
+
+
+def _clean(text: str) -> str:
+    """Ligatures spelled out; control bytes (math fonts draw some) dropped."""
+    return CONTROL.sub("", text.translate(LIGATURES))
 
 
 # ---------------------------------------------------------------- title
@@ -192,7 +198,7 @@ def _marked_text(page: RawPage, line: Line) -> str:
             gap = f.x - end if end is not None else 0.0
             text += (" " if gap > 0.15 * f.size else "") + f.text
         end = f.x + f.width
-    return text.translate(LIGATURES) or line.text
+    return _clean(text) or line.text
 
 
 def is_name(text: str) -> bool:

@@ -2,7 +2,8 @@
 
 Input: a source name, its arguments (a venue id, arXiv ids, file paths...) or a
 saved response file. Output: a ``SourceResult`` of ``Paper`` records plus
-diagnostics for entries that could not be read. Sources never touch the corpus;
+diagnostics for entries that could not be read. Sources never touch the notes (one
+that reads PDFs may fill the corpus's paper cache, ``SourceRequest.cache``);
 ``papernotes.intake.ingest`` dedupes the papers and writes stub notes.
 
 Every source is a module named after it that declares ``SOURCE = Source(name,
