@@ -7,6 +7,7 @@ arXiv's rotated margin stamp.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -120,6 +121,10 @@ def test_read_shows_the_whole_two_line_title(tmp_path: Path) -> None:
     result = runner.invoke(app, ["read", str(iclr(tmp_path / "a.pdf")), "--no-cache"])
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0] == f"# {JACKPOT}"
+    listed = json.loads(runner.invoke(app, ["read", str(tmp_path / "a.pdf"), "--no-cache", "--json"]).stdout)
+    assert (listed["title"], listed["authors"], listed["arxiv"]) == (JACKPOT, ["Ada Reader", "Bob Parser", "Chen Li"],
+                                                                     "2602.06107")
+    assert listed["abstract"] == ABSTRACT and listed["venue_text"] == "Published as a conference paper at ICLR 2026"
 
 
 # ---------------------------------------------------------------- ingest pdf
