@@ -266,8 +266,13 @@ def test_new_from_a_pdf(tmp_path: Path) -> None:
     assert front["abstract"] == ABSTRACT and front["links"] == {"arxiv": "2602.06107"}
     assert note.with_suffix(".pdf").read_bytes() == pdf.read_bytes()
     assert "## TL;DR" in note.read_text(encoding="utf-8")
+    twice = runner.invoke(app, ["new", str(corpus), "--pdf", str(pdf), "--domain", "optimization"])
+    assert twice.exit_code == 2
+    assert twice.stderr.splitlines() == [f"error: {pdf}: the paper of {note.relative_to(corpus).as_posix()} (the same "
+                                         "arXiv id or title); `papernotes ingest pdf` files its PDF beside that note"]
     given = runner.invoke(app, ["new", str(corpus), "--pdf", str(pdf), "--domain", "reinforcement_learning",
-                                "--title", "Jackpot", "--venue", "ICML2026", "--author", "Someone Else"])
+                                "--title", "Jackpot", "--arxiv", "2602.99999", "--venue", "ICML2026",
+                                "--author", "Someone Else"])
     assert given.exit_code == 0, given.output
     front = read((corpus / "ICML2026/reinforcement_learning/jackpot.md").read_text(encoding="utf-8"))[0]
     assert (front["title"], front["venue"], front["authors"]) == ("Jackpot", "ICML2026", ["Someone Else"])

@@ -6,7 +6,7 @@ options leave out (``from_pdf``). Out: a new file
 ``CORPUS/{venue}/{domain}/{slug}.md``, written atomically, with the PDF copied
 beside it (``slug.md`` ↔ ``slug.pdf``); an existing file is never overwritten,
 and nothing is written when an input is wrong (a venue or domain outside the
-taxonomy, a PDF that cannot be read, included).
+taxonomy, a PDF that cannot be read or whose paper the corpus has, included).
 """
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from pathlib import Path
 from papernotes.corpus.frontmatter import dump
 from papernotes.errors import PapernotesError
 from papernotes.corpus.model import SECTIONS
+from papernotes.intake.ingest import CorpusState
 from papernotes.intake.paper import cache_dir, read_paper
+from papernotes.intake.sources import Paper
 from papernotes.intake.venues import resolve_venue
 from papernotes.site.publish import atomic_write
 from papernotes.taxonomy import VENUE_ID, Taxonomy, slugify
@@ -117,17 +119,22 @@ def create_note(corpus: Path, spec: NewNote, taxonomy: Taxonomy) -> Path:
 def from_pdf(corpus: Path, spec: NewNote, pdf: Path, taxonomy: Taxonomy) -> NewNote:
     """``spec`` with what it leaves empty (title, venue, arXiv id, authors, abstract) read from the PDF's first page.
 
-    Raises ``PaperError`` when the PDF cannot be read, ``ScaffoldError`` when it gives no title or venue.
+    Raises ``PaperError`` when the PDF cannot be read, ``ScaffoldError`` when it gives no title or venue, or
+    when the corpus has the paper already (the same arXiv id or title, as ``ingest`` tells duplicates).
     """
     paper = read_paper(pdf, cache_dir(corpus) if corpus.is_dir() else None)
+    title, arxiv = spec.title or paper.title, spec.arxiv or paper.arxiv
+    if corpus.is_dir() and (found := CorpusState(corpus).find(Paper(title, arxiv=arxiv))) is not None:
+        raise ScaffoldError(f"{pdf}: the paper of {found.path} (the same arXiv id or title); "
+                            "`papernotes ingest pdf` files its PDF beside that note")
     venue = spec.venue or (resolve_venue((paper.venue_text,), None, taxonomy) if paper.venue_text else "")
     problems = []
-    if not (spec.title or paper.title):
+    if not title:
         problems.append(f"{pdf}: no title on its first page; pass --title")
     if not venue:
         says = f" (it says {paper.venue_text!r})" if paper.venue_text else ""
         problems.append(f"{pdf}: no venue printed on its first page{says}; pass --venue")
     if problems:
         raise ScaffoldError(*problems)
-    return replace(spec, title=spec.title or paper.title, venue=venue, arxiv=spec.arxiv or paper.arxiv,
-                   authors=spec.authors or paper.authors, abstract=spec.abstract or paper.abstract, pdf=pdf)
+    return replace(spec, title=title, venue=venue, arxiv=arxiv, authors=spec.authors or paper.authors,
+                   abstract=spec.abstract or paper.abstract, pdf=pdf)
