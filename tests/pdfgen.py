@@ -13,6 +13,7 @@ password), ``scanned`` (an image and no text layer).
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -286,3 +287,136 @@ def sample_paper(path: Path, outline: bool = True, columns: int = 2) -> Path:
     paper.flow([Heading("", "References"), Para(REFERENCES)], columns=columns)
     paper.flow([Heading("A", "Hyper-parameters"), Para(APPENDIX_TEXT)], columns=1, new_page=True)
     return paper.save(path)
+
+
+# ---------------------------------------------------------------- first pages, as conference templates print them
+
+WINANSI = str.maketrans({"†": "\x86", "‡": "\x87", "∗": "*", "–": "\x96", "—": "\x97"})
+"""Core fonts draw WinAnsi: daggers are bytes 0x86/0x87 there, and pypdf reads them back as † and ‡."""
+SUPERSCRIPT = re.compile(r"\^\{([^}]*)\}")
+VENUE_LINES = {
+    "ICLR": "Published as a conference paper at ICLR 2026",
+    "NeurIPS": "39th Conference on Neural Information Processing Systems (NeurIPS 2025).",
+    "ICML": ("Proceedings of the 43rd International Conference on Machine Learning, Seoul, South Korea. "
+             "PMLR 306, 2026. Copyright 2026 by the author(s)."),
+}
+"""What each template prints, and where: ICLR a running header, NeurIPS a footnote under the text, ICML a
+footnote at the foot of the first column."""
+
+
+def _fit(pdf: FPDF, text: str, width: float, size: float) -> list[str]:
+    pdf.set_font("Helvetica", "", size)
+    lines, current = [], ""
+    for word in text.split():
+        trial = f"{current} {word}".strip()
+        if current and pdf.get_string_width(trial) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = trial
+    return [*lines, current] if current else lines
+
+
+def _marked(pdf: FPDF, x: float, y: float, text: str, size: float, bold: bool = False, draw: bool = True) -> float:
+    """Draw ``text`` with ``^{…}`` parts as raised superscripts; returns its width."""
+    start = x
+    for k, part in enumerate(SUPERSCRIPT.split(text)):
+        if not part:
+            continue
+        sup = k % 2 == 1
+        pdf.set_font("Helvetica", "B" if bold and not sup else "", size * 0.65 if sup else size)
+        part = part.translate(WINANSI)
+        if draw:
+            pdf.text(x, y - (size * 0.4 if sup else 0), part)
+        x += pdf.get_string_width(part)
+    return x - start
+
+
+def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[str, ...], ...], abstract: str, *,
+               affiliations: tuple[str | tuple[str, ...], ...] = (), heading: str = "Abstract", venue: str = "",
+               stamp: str = "", columns: int = 1, metadata_title: str = "") -> Path:
+    """A paper's first page (and a second page of text) laid out as a conference template does.
+
+    ``title`` lines in 17 pt bold; ``authors`` and ``affiliations`` lines centred, a tuple being cells spread
+    across the page (NeurIPS puts each author over their affiliation), ``^{1,*}`` a superscript; ``heading``
+    the abstract's heading (``""``: none); ``venue`` a key of ``VENUE_LINES`` printed where that template
+    prints it; ``stamp`` drawn rotated in the left margin, as arXiv stamps its PDFs; ``columns=2`` puts the
+    abstract in the left column and the introduction in the right one, as ICML does. The PDF metadata holds
+    ``metadata_title`` only (real papers often carry none).
+    """
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    if metadata_title:
+        pdf.set_title(metadata_title)
+    pdf.add_page()
+    if venue == "ICLR":
+        pdf.set_font("Helvetica", "", 9)
+        pdf.text(MARGIN_X, 40, VENUE_LINES[venue])
+    if stamp:
+        pdf.set_font("Helvetica", "", 18)
+        with pdf.rotation(90, 30, 560):
+            pdf.text(30, 560, stamp)
+    y = 96.0
+    for line in title:
+        pdf.set_font("Helvetica", "B", 17)
+        pdf.text((PAGE_W - pdf.get_string_width(line.translate(WINANSI))) / 2, y, line.translate(WINANSI))
+        y += 21
+    y += 6
+    for size, rows in ((10.0, authors), (9.0, affiliations)):
+        for row in rows:
+            cells = (row,) if isinstance(row, str) else row
+            for k, cell in enumerate(cells):
+                width = _marked(pdf, 0, 0, cell, size, bold=size == 10, draw=False)
+                centre = PAGE_W / 2 if len(cells) == 1 else MARGIN_X + (k + 0.5) * (PAGE_W - 2 * MARGIN_X) / len(cells)
+                _marked(pdf, centre - width / 2, y, cell, size, bold=size == 10)
+            y += size + 3
+    y += 16
+    left, width = (MARGIN_X, (PAGE_W - 2 * MARGIN_X - GUTTER) / 2) if columns == 2 else (90.0, PAGE_W - 180)
+    if heading:
+        pdf.set_font("Helvetica", "B", 12)
+        pdf.text(left + (width - pdf.get_string_width(heading)) / 2, y, heading)
+        y += 16
+    for line in _fit(pdf, abstract, width, SIZE):
+        pdf.set_font("Helvetica", "", SIZE)
+        pdf.text(left, y, line)
+        y += LEADING
+    if columns == 2:
+        top, left, width = y - LEADING * len(_fit(pdf, abstract, width, SIZE)) - (16 if heading else 0), \
+            MARGIN_X + width + GUTTER, width
+        y = top
+    else:
+        y += 18
+        left, width = MARGIN_X, PAGE_W - 2 * MARGIN_X
+    pdf.set_font("Helvetica", "B", 12)
+    pdf.text(left, y, "1 Introduction")
+    y += 16
+    for line in _fit(pdf, f"{INTRO} {FILLER} {FILLER}", width, SIZE):
+        pdf.set_font("Helvetica", "", SIZE)
+        pdf.text(left, y, line)
+        y += LEADING
+    if venue == "NeurIPS":
+        pdf.set_font("Helvetica", "", 9)
+        pdf.text(MARGIN_X, 730, VENUE_LINES[venue])
+    elif venue == "ICML":
+        lines = _fit(pdf, VENUE_LINES[venue], (PAGE_W - 2 * MARGIN_X - GUTTER) / 2, 8)
+        for k, line in enumerate(lines):
+            pdf.set_font("Helvetica", "", 8)
+            pdf.text(MARGIN_X, 740 - 10 * (len(lines) - k), line)
+    pdf.add_page()
+    if venue == "ICLR":
+        pdf.set_font("Helvetica", "", 9)
+        pdf.text(MARGIN_X, 40, VENUE_LINES[venue])
+    y = TOP
+    pdf.set_font("Helvetica", "B", 12)
+    pdf.text(MARGIN_X, y, "2 Method")
+    for line in _fit(pdf, f"{METHOD} {RESULTS} {FILLER}", PAGE_W - 2 * MARGIN_X, SIZE):
+        y += LEADING
+        pdf.set_font("Helvetica", "", SIZE)
+        pdf.text(MARGIN_X, y, line)
+    path.write_bytes(bytes(pdf.output()))
+    return path
+
+
+def empty(path: Path) -> Path:
+    path.write_bytes(b"")
+    return path

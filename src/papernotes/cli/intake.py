@@ -25,11 +25,13 @@ def ingest_command(
     args: Annotated[Optional[list[str]], typer.Argument(
         metavar="ARGS", show_default=False,
         help="openreview: a venue id such as ICML.cc/2026/Conference (accepted papers only); arxiv: arXiv ids, "
-             "or the words of a search query; bibtex/csv/json: files. None with --from-file.")] = None,
+             "or the words of a search query; bibtex/csv/json: files; pdf: PDF files or folders of PDFs. "
+             "None with --from-file.")] = None,
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False,
                                            show_default=False)] = ...,  # type: ignore[assignment]  # required
     venue: Annotated[Optional[str], typer.Option(
-        help="Venue id for every paper, e.g. ICLR2024; overrides what the source says.")] = None,
+        help="Venue id for every paper, e.g. ICLR2024; overrides what the source says (pdf: only for the PDFs "
+             "that print no venue).")] = None,
     from_file: Annotated[Optional[Path], typer.Option(
         "--from-file", dir_okay=False,
         help="Read a saved response instead of the network: OpenReview notes JSON, arXiv Atom XML, "
@@ -42,7 +44,7 @@ def ingest_command(
 ) -> None:
     """Add papers from a source as stub notes (CORPUS/VENUE/slug.md); duplicates are merged, edits kept.
 
-    CORPUS is created when it does not exist. Exit status 1 when a paper could not be added (reported with its file and line: no venue, an entry that cannot be read); the other papers are added.
+    CORPUS is created when it does not exist. With `pdf`, each PDF's title, authors, abstract, arXiv id and venue come from its first page, and the PDF is filed beside its note (slug.md ↔ slug.pdf; a duplicate's PDF joins the note already there, never replacing another PDF). Exit status 1 when a paper could not be added (reported with its file and line: no venue, an entry or a PDF that cannot be read); the other papers are added.
     """
     from papernotes.errors import PapernotesError
     from papernotes.intake.ingest import ingest
@@ -63,6 +65,8 @@ def ingest_command(
         folded = f" ({result.folded} duplicate(s) merged)" if result.folded else ""
         out.print(f"{result.read} paper(s) read{folded}: {len(result.created)} new stub(s), "
                   f"{len(result.updated)} stub(s) updated, {len(result.existing)} already in {corpus}")
+        if result.pdfs:
+            out.print(f"{len(result.pdfs)} PDF(s) filed beside their notes")
     exit_on_errors(result.diagnostics)
 
 

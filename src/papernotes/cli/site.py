@@ -5,6 +5,7 @@ modules are imported inside the commands so ``papernotes --help`` stays instant.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -133,29 +134,52 @@ def _grounding_summary(corpus: Path) -> dict:  # type: ignore[type-arg]
 @app.command()
 def new(
     corpus: CorpusArg,
-    title: Annotated[str, typer.Option(prompt=True, help="Paper title.")],
-    venue: Annotated[str, typer.Option(prompt=True, help="Venue id, e.g. ICML2026.")],
-    domain: Annotated[str, typer.Option(prompt=True, help="Domain slug, e.g. optimization.")],
+    title: Annotated[Optional[str], typer.Option(help="Paper title (asked for when missing; with --pdf, read from "
+                                                     "the PDF unless given).", show_default=False)] = None,
+    venue: Annotated[Optional[str], typer.Option(help="Venue id, e.g. ICML2026 (asked for when missing; with --pdf, "
+                                                     "the venue the PDF prints unless given).",
+                                                 show_default=False)] = None,
+    domain: Annotated[Optional[str], typer.Option(help="Domain slug, e.g. optimization (asked for when missing).",
+                                                  show_default=False)] = None,
     lang: Annotated[str, typer.Option(help="Language of the section headings: zh or en.")] = "zh",
     slug: Annotated[str, typer.Option(help="File name without .md (default: from the title).")] = "",
     arxiv: Annotated[str, typer.Option(help="arXiv id or URL.")] = "",
     code: Annotated[str, typer.Option(help="Code repository URL.")] = "",
+    author: Annotated[Optional[list[str]], typer.Option(
+        help="An author's name; repeat for each (with --pdf: the PDF's authors unless given).")] = None,
+    abstract: Annotated[str, typer.Option(help="The paper's abstract (with --pdf: the PDF's unless given).")] = "",
+    pdf: Annotated[Optional[Path], typer.Option(
+        "--pdf", dir_okay=False,
+        help="The paper's PDF: title, authors, abstract, arXiv id and venue from its first page unless given; "
+             "copied beside the note (SLUG.md ↔ SLUG.pdf).")] = None,
 ) -> None:
     """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md.
 
-    The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong (exit status 2).
+    The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong, or when the --pdf cannot be read (exit status 2).
     """
     from papernotes.config import load_config, load_site_taxonomy
-    from papernotes.intake.scaffold import NewNote, ScaffoldError, create_note
+    from papernotes.intake.paper import PaperError
+    from papernotes.intake.scaffold import NewNote, ScaffoldError, create_note, from_pdf
 
+    if pdf is None:
+        title = title if title is not None else typer.prompt("Title")
+        venue = venue if venue is not None else typer.prompt("Venue")
+    domain = domain if domain is not None else typer.prompt("Domain")
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)
-        path = create_note(corpus, NewNote(title, venue, domain, lang, slug, arxiv, code), taxonomy)
+        spec = NewNote(title or "", venue or "", domain, lang, slug, arxiv, code, tuple(author or ()), abstract)
+        if pdf is not None:
+            spec = from_pdf(corpus, spec, pdf, taxonomy)
+        path = create_note(corpus, spec, taxonomy)
     except ScaffoldError as exc:
         for problem in exc.problems:
             error(problem)
         raise typer.Exit(exc.exit_code) from None
+    except PaperError as exc:
+        sys.stderr.write(f"{exc.path}: error: {exc.reason}\n")
+        raise typer.Exit(ScaffoldError.exit_code) from None
     except PapernotesError as exc:
         raise fail(exc) from None
-    out.print(f"created {path}")
+    pdf_note = f" and {path.with_suffix('.pdf')}" if pdf is not None else ""
+    out.print(f"created {path}{pdf_note}")

@@ -13,23 +13,29 @@ corpus (found by scanning every note's front matter) only fills the missing
 fields and links of a stub that nobody edited since ingest wrote it. Written
 notes and their hashes are kept in ``.papernotes/ingest-manifest.json``: a hash
 that no longer matches means the note was edited (or drafted) and is left alone.
+
+A paper that comes with its PDF (the ``pdf`` source) has it copied beside its
+note (``VENUE/slug.md`` ↔ ``VENUE/slug.pdf``), new or existing, edited or not:
+the PDF changes nothing the user wrote. A note that already has a different
+PDF keeps it, with a warning.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from papernotes.config import CACHE_DIR, load_config, load_site_taxonomy
 from papernotes.corpus.load import read_note, scan
-from papernotes.errors import CorpusError, Diagnostic, error
+from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.corpus.model import LINK_KINDS
 from papernotes.site.publish import atomic_write
 from papernotes.corpus import frontmatter
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError
-from papernotes.intake.sources import Paper, SourceRequest, load_source
+from papernotes.intake.paper.cache import cache_dir
+from papernotes.intake.sources import SOURCES, Paper, SourceRequest, load_source
 from papernotes.intake.venues import normalise_venue, resolve_venue
 from papernotes.taxonomy import Taxonomy, slugify
 
@@ -54,6 +60,8 @@ class IngestResult:
     diagnostics: tuple[Diagnostic, ...] = field(default=())
     new_corpus: bool = False
     """The corpus folder did not exist and was created for the new stubs."""
+    pdfs: tuple[str, ...] = ()
+    """PDFs filed beside their notes (``VENUE/slug.pdf``)."""
 
 
 # ---------------------------------------------------------------- note text
@@ -119,7 +127,7 @@ def merge_papers(a: Paper, b: Paper) -> Paper:
     return replace(
         a, authors=a.authors or b.authors, abstract=a.abstract or b.abstract, venue=venue, venue_hints=hints,
         year=year or b.year, arxiv=a.arxiv or b.arxiv, links=tuple(links.items()), keywords=tuple(keywords),
-        origin=a.origin + b.origin,
+        origin=a.origin + b.origin, pdf=a.pdf or b.pdf,
     )
 
 
@@ -224,9 +232,10 @@ class CorpusState:
 
 # ---------------------------------------------------------------- the stage
 
-def _with_venue(paper: Paper, forced: str, taxonomy: Taxonomy) -> Paper:
-    venue = forced or resolve_venue(paper.venue_hints, paper.year, taxonomy)
-    return replace(paper, venue=venue)
+def _with_venue(paper: Paper, forced: str, taxonomy: Taxonomy, printed: bool) -> Paper:
+    """``--venue`` wins over what a source says, except over the venue a paper prints (``printed``)."""
+    found = resolve_venue(paper.venue_hints, paper.year, taxonomy)
+    return replace(paper, venue=(found or forced) if printed else (forced or found))
 
 
 def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None = None) -> IngestResult:
@@ -240,10 +249,16 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
         forced = normalise_venue(venue, taxonomy)
         if not forced:
             raise CorpusError(f"--venue {venue!r} is not a venue id such as ICML2026")
+    if corpus.is_dir():  # a source that reads PDFs fills the corpus's paper cache, which draft reads from
+        request = replace(request, cache=cache_dir(corpus))
     loaded = load_source(source, request)
     problems = list(loaded.diagnostics)
-    folded = fold_duplicates([_with_venue(p, forced, taxonomy) for p in loaded.papers])
+    printed = SOURCES.get(source).venue_printed
+    folded = fold_duplicates([_with_venue(p, forced, taxonomy, printed) for p in loaded.papers])
+    problems.extend(_pdfs_folded(loaded.papers, folded))
     new_corpus = not corpus.exists()
+    if new_corpus and not folded:  # nothing to add: no empty corpus folder either
+        return IngestResult(len(loaded.papers), 0, diagnostics=tuple(problems))
     if new_corpus:  # only once the source was read: a failed ingest leaves no empty folder behind
         try:
             corpus.mkdir(parents=True)
@@ -253,6 +268,7 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
     created: list[str] = []
     updated: list[str] = []
     existing: list[str] = []
+    pdfs: list[str] = []
     unsaved = 0
     try:
         for paper in folded:
@@ -265,6 +281,7 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
                     unsaved += 1
                 else:
                     existing.append(found.path)
+                _file_pdf(corpus, found.path, paper, pdfs, problems)
             elif state.gone.intersection(paper.keys()):
                 continue  # ingested before, then deleted by the user: do not bring it back
             elif not paper.venue:
@@ -278,6 +295,7 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
                 state.record(rel, text, paper)
                 created.append(rel)
                 unsaved += 1
+                _file_pdf(corpus, rel, paper, pdfs, problems)
             if unsaved >= MANIFEST_EVERY:
                 state.save_manifest()
                 unsaved = 0
@@ -285,7 +303,8 @@ def ingest(corpus: Path, source: str, request: SourceRequest, venue: str | None 
         if unsaved:
             state.save_manifest()
     return IngestResult(len(loaded.papers), len(loaded.papers) - len(folded), tuple(created),
-                        tuple(dict.fromkeys(updated)), tuple(dict.fromkeys(existing)), tuple(problems), new_corpus)
+                        tuple(dict.fromkeys(updated)), tuple(dict.fromkeys(existing)), tuple(problems), new_corpus,
+                        tuple(pdfs))
 
 
 def _where(paper: Paper, source: str) -> tuple[str, int]:
@@ -311,3 +330,36 @@ def _merged_text(path: Path, paper: Paper) -> str | None:
         return frontmatter.update(text, changes, order=KEY_ORDER)
     except FrontMatterError:
         return None
+
+
+# ---------------------------------------------------------------- PDFs beside notes
+
+def _file_pdf(corpus: Path, note: str, paper: Paper, filed: list[str], problems: list[Diagnostic]) -> None:
+    """Copy ``paper.pdf`` beside ``note`` unless the note has a PDF already (the same one, or another: say so)."""
+    if paper.pdf is None:
+        return
+    rel = PurePosixPath(note).with_suffix(".pdf").as_posix()
+    try:
+        data = paper.pdf.read_bytes()
+        present = (corpus / rel).read_bytes() if (corpus / rel).is_file() else None
+    except OSError as exc:
+        problems.append(error(str(paper.pdf), 0, f"cannot read: {exc.strerror}; not filed", "unreadable"))
+        return
+    if present is None:
+        atomic_write(corpus / rel, data)
+        filed.append(rel)
+    elif present != data:
+        problems.append(warning(str(paper.pdf), 0, f"not filed: {note} already has another PDF ({rel}), kept",
+                                "pdf-exists"))
+
+
+def _pdfs_folded(papers: tuple[Paper, ...], folded: list[Paper]) -> list[Diagnostic]:
+    """A warning for each PDF whose paper was folded into one that brought its own: one PDF per note."""
+    owner = {key: paper for paper in folded for key in paper.keys()}
+    found = []
+    for paper in papers:
+        first = next((owner[k] for k in paper.keys() if k in owner), None)
+        if paper.pdf is not None and first is not None and first.pdf not in (None, paper.pdf):
+            found.append(warning(str(paper.pdf), 0, f"the same paper as {first.pdf}, whose PDF is filed; not filed",
+                                 "duplicate"))
+    return found

@@ -1,19 +1,26 @@
 """``papernotes new``: scaffold one note with front matter and the canonical sections.
 
-In: title, venue, domain (and optional language, slug, links) and the taxonomy.
-Out: a new file ``CORPUS/{venue}/{domain}/{slug}.md``, written atomically; an
-existing file is never overwritten, and nothing is written when an input is
-wrong (a venue or domain outside the taxonomy included).
+In: title, venue, domain (and optional language, slug, links, authors,
+abstract) and the taxonomy; or a paper's PDF, whose first page gives what the
+options leave out (``from_pdf``). Out: a new file
+``CORPUS/{venue}/{domain}/{slug}.md``, written atomically, with the PDF copied
+beside it (``slug.md`` ↔ ``slug.pdf``); an existing file is never overwritten,
+and nothing is written when an input is wrong (a venue or domain outside the
+taxonomy, a PDF that cannot be read or whose paper the corpus has, included).
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from papernotes.corpus.frontmatter import dump
 from papernotes.errors import PapernotesError
 from papernotes.corpus.model import SECTIONS
+from papernotes.intake.ingest import CorpusState
+from papernotes.intake.paper import cache_dir, read_paper
+from papernotes.intake.sources import Paper
+from papernotes.intake.venues import resolve_venue
 from papernotes.site.publish import atomic_write
 from papernotes.taxonomy import VENUE_ID, Taxonomy, slugify
 
@@ -42,15 +49,22 @@ class NewNote:
     slug: str = ""
     arxiv: str = ""
     code: str = ""
+    authors: tuple[str, ...] = ()
+    abstract: str = ""
+    pdf: Path | None = None
+    """The paper's PDF, copied beside the note."""
 
 
 def note_text(spec: NewNote, note_id: str) -> str:
     head = dump({"id": note_id, "title": spec.title, "venue": spec.venue, "domain": spec.domain})
     # `topics: []` would pin "no topics"; leave the key commented so the taxonomy rules apply
     head += "# topics: []  (omit to let the taxonomy rules assign topics)\n"
-    rest: dict[str, object] = {"keywords": []}
+    rest: dict[str, object] = {"authors": list(spec.authors)} if spec.authors else {}
+    rest["keywords"] = []
     if links := {k: v for k, v in (("arxiv", spec.arxiv), ("code", spec.code)) if v}:
         rest["links"] = links
+    if spec.abstract:
+        rest["abstract"] = spec.abstract
     rest["lang"] = spec.lang
     head += dump(rest)
     parts = [f"---\n{head}---\n"]
@@ -88,5 +102,39 @@ def create_note(corpus: Path, spec: NewNote, taxonomy: Taxonomy) -> Path:
     path = corpus / spec.venue / spec.domain / f"{slug}.md"
     if path.exists():
         raise ScaffoldError(f"{path}: already exists; choose another --slug")
+    data = None
+    if spec.pdf is not None:
+        if path.with_suffix(".pdf").exists():
+            raise ScaffoldError(f"{path.with_suffix('.pdf')}: already exists; choose another --slug")
+        try:
+            data = spec.pdf.read_bytes()
+        except OSError as exc:
+            raise ScaffoldError(f"{spec.pdf}: cannot read: {exc.strerror}") from None
     atomic_write(path, note_text(spec, f"{spec.venue.lower()}-{slug}"))
+    if data is not None:
+        atomic_write(path.with_suffix(".pdf"), data)
     return path
+
+
+def from_pdf(corpus: Path, spec: NewNote, pdf: Path, taxonomy: Taxonomy) -> NewNote:
+    """``spec`` with what it leaves empty (title, venue, arXiv id, authors, abstract) read from the PDF's first page.
+
+    Raises ``PaperError`` when the PDF cannot be read, ``ScaffoldError`` when it gives no title or venue, or
+    when the corpus has the paper already (the same arXiv id or title, as ``ingest`` tells duplicates).
+    """
+    paper = read_paper(pdf, cache_dir(corpus) if corpus.is_dir() else None)
+    title, arxiv = spec.title or paper.title, spec.arxiv or paper.arxiv
+    if corpus.is_dir() and (found := CorpusState(corpus).find(Paper(title, arxiv=arxiv))) is not None:
+        raise ScaffoldError(f"{pdf}: the paper of {found.path} (the same arXiv id or title); "
+                            "`papernotes ingest pdf` files its PDF beside that note")
+    venue = spec.venue or (resolve_venue((paper.venue_text,), None, taxonomy) if paper.venue_text else "")
+    problems = []
+    if not title:
+        problems.append(f"{pdf}: no title on its first page; pass --title")
+    if not venue:
+        says = f" (it says {paper.venue_text!r})" if paper.venue_text else ""
+        problems.append(f"{pdf}: no venue printed on its first page{says}; pass --venue")
+    if problems:
+        raise ScaffoldError(*problems)
+    return replace(spec, title=title, venue=venue, arxiv=arxiv, authors=spec.authors or paper.authors,
+                   abstract=spec.abstract or paper.abstract, pdf=pdf)

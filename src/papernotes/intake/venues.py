@@ -84,10 +84,10 @@ def _match_series(text: str, taxonomy: Taxonomy) -> str:
             found.append((m.start(), canonical))
     if found:
         return min(found)[1]
-    core = _core(text)
-    if core:
+    # the whole text, else its first part: a PDF's "Proceedings of the … Conference on Machine Learning, Seoul, …"
+    for core in dict.fromkeys((_core(text), _core(text.split(",")[0]))):
         for series in taxonomy.series.values():
-            if series.en and _core(series.en) == core:
+            if core and series.en and _core(series.en) == core:
                 return series.id
     m = re.fullmatch(r"\s*([A-Z][A-Za-z]{1,15})[\s'-]*(?:19|20)\d{2}\s*", text)
     return m.group(1) if m else ""

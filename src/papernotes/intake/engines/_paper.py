@@ -58,7 +58,9 @@ def introduction(paper: PaperText) -> str:
 
 
 def abstract_of(paper: PaperText) -> str:
-    """The abstract as printed on the first page (after the word "Abstract"), or ``""``."""
+    """The abstract as printed on the first page (with or without an "Abstract" heading), or ``""``."""
+    if paper.abstract:
+        return paper.abstract
     front = " ".join(p.text for s in paper.sections if s.level == 0 for p in s.paragraphs)
     m = re.search(r"\b(?:Abstract|ABSTRACT)\b[\s.:—-]*(.+)|摘\s*要[\s:：]*(.+)", front, re.S)
     return " ".join((m.group(1) or m.group(2)).split()) if m else ""

@@ -47,6 +47,8 @@ class RawPage:
     height: float
     fragments: tuple[Fragment, ...]
     """In drawing order, text of the page's dominant direction only (margin stamps and rotated labels dropped)."""
+    stamps: tuple[str, ...] = ()
+    """The text drawn in other directions (an arXiv margin stamp, rotated axis labels), in drawing order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +175,10 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
     if angle in (90, 270):
         width, height = height, width
     frags = []
+    stamps = []
     for text, x, y, w, size, direction, bold in raw:
         if direction != angle:
+            stamps.append(text)
             continue
         x, y = x - x0, y - y0
         ux, uy = x * cos + y * sin, -x * sin + y * cos
@@ -185,7 +189,7 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
         elif angle == 270:
             ux += width
         frags.append(Fragment(text, ux, uy, w, size, bold))
-    return RawPage(number, width, height, tuple(frags))
+    return RawPage(number, width, height, tuple(frags), tuple(stamps))
 
 
 def _outline(reader: Any) -> Iterator[OutlineItem]:

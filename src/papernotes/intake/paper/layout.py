@@ -143,3 +143,8 @@ def reading_order(page: RawPage) -> list[Line]:
 
 def _with_band(line: Line, band: int) -> Line:
     return Line(line.text, line.page, line.x, line.right, line.y, line.size, line.bold, line.column, band, line.cells)
+
+
+def rows(page: RawPage) -> list[Line]:
+    """The page's lines top to bottom across its whole width, columns ignored: the title block above them."""
+    return _lines(list(page.fragments), page.number, 0) if page.fragments else []

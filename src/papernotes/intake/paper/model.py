@@ -60,7 +60,7 @@ class PaperText:
     """Hash of the PDF's bytes: the cache key, and what a note's grounding record points at."""
     pages: int
     title: str
-    """From the PDF metadata, else the first line of the first page; may be ``""``."""
+    """The first page's largest type (lines joined), else the PDF metadata, else the first line; may be ``""``."""
     sections: tuple[Section, ...]
     """The paper body in reading order, the front matter (title, authors, abstract) first."""
     appendix: tuple[Section, ...]
@@ -71,6 +71,14 @@ class PaperText:
     """Where the sections came from: the PDF outline (bookmarks), numbered headings, or nothing found."""
     empty_pages: tuple[int, ...] = ()
     """1-based pages with no text layer (figures only, or scanned)."""
+    authors: tuple[str, ...] = ()
+    """Names printed under the title (``papernotes.intake.paper.front``)."""
+    abstract: str = ""
+    """The abstract as printed on the first page, one line; ``""`` when none was found."""
+    arxiv: str = ""
+    """arXiv id (no version) from the margin stamp or a line of page 1; ``""`` when none is printed."""
+    venue_text: str = ""
+    """Where the paper says it appeared ("Published as a conference paper at ICLR 2026"); ``""`` when it does not."""
 
     def paragraphs(self, appendix: bool = True) -> Iterator[tuple[Section, Paragraph]]:
         for section in (*self.sections, *(self.appendix if appendix else ())):
@@ -93,7 +101,8 @@ class PaperText:
 
         return {"sha256": self.sha256, "pages": self.pages, "title": self.title,
                 "outline_source": self.outline_source, "references_cut": self.references_cut,
-                "empty_pages": list(self.empty_pages),
+                "empty_pages": list(self.empty_pages), "authors": list(self.authors), "abstract": self.abstract,
+                "arxiv": self.arxiv, "venue_text": self.venue_text,
                 "sections": sections(self.sections), "appendix": sections(self.appendix)}
 
     @classmethod
@@ -104,4 +113,5 @@ class PaperText:
 
         return cls(data["sha256"], data["pages"], data["title"], sections(data["sections"]),
                    sections(data["appendix"]), data["references_cut"], data["outline_source"],
-                   tuple(data.get("empty_pages", ())))
+                   tuple(data.get("empty_pages", ())), tuple(data.get("authors", ())), data.get("abstract", ""),
+                   data.get("arxiv", ""), data.get("venue_text", ""))

@@ -4,7 +4,8 @@ In: the PDF and, when the paper belongs to a corpus, the cache folder. Out: a
 ``PaperText`` (from the cache when the PDF's hash is known) or a
 ``PaperError``. Steps, in order: extract (pypdf) → layout (reading order) →
 cleanup (junk lines) → sections (outline or numbered headings, references
-cut, appendix apart, paragraphs).
+cut, appendix apart, paragraphs); beside them, page 1's front matter (title,
+authors, abstract, arXiv id, venue line).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.intake.paper import cache
 from papernotes.intake.paper.cleanup import clean_lines, known_hyphenated
 from papernotes.intake.paper.extract import RawDocument, extract_document
+from papernotes.intake.paper.front import read_front
 from papernotes.intake.paper.layout import Line, reading_order
 from papernotes.intake.paper.model import PaperError, PaperText
 from papernotes.intake.paper.sections import split_sections
@@ -35,11 +37,14 @@ def build_paper(doc: RawDocument, sha256: str) -> PaperText:
     lines: list[Line] = [line for page in doc.pages for line in reading_order(page)]
     lines = clean_lines(lines, {p.number: p.height for p in doc.pages})
     body, appendix, cut, source = split_sections(lines, doc.outline, known_hyphenated(lines))
-    title = doc.title if len(doc.title) > 3 and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else ""
+    front = read_front(doc)
+    title = front.title or (doc.title if len(doc.title) > 3
+                            and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else "")
     if not title and body and body[0].level == 0 and body[0].paragraphs:
         title = body[0].paragraphs[0].text.split("\n")[0][:300]
     empty = tuple(p.number for p in doc.pages if not p.fragments)
-    return PaperText(sha256, len(doc.pages), title, body, appendix, cut, source, empty)
+    return PaperText(sha256, len(doc.pages), title, body, appendix, cut, source, empty,
+                     front.authors, front.abstract, front.arxiv, front.venue_text)
 
 
 def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:

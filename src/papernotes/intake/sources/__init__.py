@@ -2,7 +2,8 @@
 
 Input: a source name, its arguments (a venue id, arXiv ids, file paths...) or a
 saved response file. Output: a ``SourceResult`` of ``Paper`` records plus
-diagnostics for entries that could not be read. Sources never touch the corpus;
+diagnostics for entries that could not be read. Sources never touch the notes (one
+that reads PDFs may fill the corpus's paper cache, ``SourceRequest.cache``);
 ``papernotes.intake.ingest`` dedupes the papers and writes stub notes.
 
 Every source is a module named after it that declares ``SOURCE = Source(name,
@@ -56,6 +57,8 @@ class Paper:
     """Author keywords, when the source has them."""
     origin: tuple[str, ...] = ()
     """Where the record came from (``openreview:VTF8yNQM66``, ``refs.bib:12``), for messages."""
+    pdf: Path | None = None
+    """A local copy of the paper, which ingest files beside its note (``VENUE/slug.md`` ↔ ``VENUE/slug.pdf``)."""
 
     def keys(self) -> tuple[str, ...]:
         """Identity keys for dedupe: arXiv id, OpenReview forum and normalised title."""
@@ -84,6 +87,8 @@ class SourceRequest:
     """Upper bound for open-ended queries (arXiv search)."""
     kind: str = ""
     """The source name as typed (``csv`` and ``json`` share their reader)."""
+    cache: Path | None = None
+    """Where a source that reads PDFs keeps what it read (the corpus's paper cache); ``None``: nowhere."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +107,8 @@ class Source:
     """Reads the papers the request asks for; raises ``SourceError`` when it cannot read at all."""
     help: str
     """What the source's arguments are, for ``--help``."""
+    venue_printed: bool = False
+    """The papers say their own venue (a PDF prints it): it wins over ``--venue``, which fills in where none is."""
 
 
 SOURCES: Registry[Source] = Registry("source", __name__, "SOURCE")

@@ -1,0 +1,298 @@
+"""Reading stage, front matter: the paper's own first page gives its title, authors, abstract, arXiv id and venue.
+
+In: a ``RawDocument`` (the first page with text: its fragments, and page 1's
+margin stamps). Out: a ``Front`` record whose fields are empty where the page
+prints nothing. Pure; the PDF metadata is not consulted (real papers often
+carry no title or author there).
+
+- **title**: the largest type on the page, its lines joined; an ALL-CAPS title
+  is set in title case, keeping the spelling a word has elsewhere on the page
+  (``LoRA``, ``GPT``) and capitals for words without vowels or with digits.
+- **authors**: the name lines between the title and the abstract. Affiliation,
+  e-mail and "equal contribution" lines are skipped; superscripts, digits,
+  footnote marks (``* † ‡``), commas and "and" separate the names.
+- **abstract**: after an "Abstract" heading (or an inline ``Abstract—``), else
+  the first paragraph of prose after the authors; it ends at the first section
+  heading ("1 Introduction"), keywords line, caption or change of type size.
+- **arxiv**: from the margin stamp ``arXiv:2602.06107v1 [cs.LG] 5 Feb 2026``
+  (drawn rotated) or a line that starts with one; without its version.
+- **venue_text**: the line that says where the paper appeared ("Published as a
+  conference paper at ICLR 2026", "39th Conference on Neural Information
+  Processing Systems (NeurIPS 2025)", "Proceedings of the 43rd International
+  Conference on Machine Learning, …, 2026") with the lines it runs on to; never
+  an "under review", "submitted" or "preprint" line. Turning it into a venue id
+  is ``papernotes.intake.venues.resolve_venue``'s job.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from statistics import median
+
+from papernotes.intake.paper.cleanup import LIGATURES, known_hyphenated, paragraphs
+from papernotes.intake.paper.extract import RawDocument, RawPage
+from papernotes.intake.paper.layout import Line, reading_order, rows
+
+ARXIV_STAMP = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.I)
+ABSTRACT_HEAD = re.compile(r"^(?:abstract|摘\s*要)(?:\s*$|\s*[.:：—–-]+\s*(?P<rest>.*)$)", re.I)
+HEADING = re.compile(r"^(?:\d{1,2}\.?|[IVX]{1,5}\.)\s+[A-Z][^.]{1,60}$")
+INTRO = re.compile(r"^(?:(?:\d{1,2}|[IVX]{1,5})\.?\s+)?(?:introduction|background|motivation)$", re.I)
+STOP = re.compile(r"^(?:keywords?|key\s+words|index\s+terms|ccs\s+concepts|(?:figure|fig\.|table)\s*\d)", re.I)
+VENUE = re.compile(r"^\W*(?:(?:published|accepted)\s+(?:as\s+an?\s+[\w -]*?paper\s+)?(?:at|in|to|by|for)\b"
+                   r"|(?:to\s+)?appear(?:s|ing)?\s+(?:at|in)\b|(?:in\s+)?proceedings\s+of\b"
+                   r"|\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\s+on\b)", re.I)
+NOT_VENUE = re.compile(r"under\s+review|submitted|submission|preprint|anonymous|do\s+not\s+distribute", re.I)
+YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+EMAIL = re.compile(r"@|\{[\w.,\s-]+\}\s*@?|\b(?:e-?mail|correspond\w*)\b", re.I)
+AFFILIATION = re.compile(
+    r"\b(?:universit\w*|institut\w*|college|school|department|dept|faculty|laborator\w*|labs?|research|inc|ltd|"
+    r"corp\w*|company|academy|cent(?:er|re)|group|foundation|hospital|technolog\w*|polytechnic|google|microsoft|"
+    r"meta|deepmind|openai|nvidia|amazon|apple|ibm|alibaba|tencent|baidu|bytedance|huawei|samsung|anthropic|"
+    r"anonymous|double-blind|contribution|affiliation|address|usa|china|uk|germany|france|canada|japan|korea|"
+    r"singapore|switzerland|india|israel)\b", re.I)
+SEPARATORS = re.compile(r"\s*(?:\||,|;|&|\band\b|\s{2,}|\d+|[*∗†‡§¶♠♣♥♦⋆★#✉]+|\([^)]*\))\s*")
+PARTICLES = frozenset("van von de der den di da du la le dos das del della bin al y zu ter".split())
+SMALL = frozenset("a an and as at but by for from in into nor of on or per the to via vs with".split())
+WORDS_2 = frozenset("is it be do go up we us my no so if me he".split())
+MARKS = "*∗†‡§¶⋆★"
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+PUNCTUATION = "\"'“”‘’()[]{}:;,.!?—–"
+
+
+@dataclass(frozen=True, slots=True)
+class Front:
+    """What a paper prints about itself on its first page; ``""``/``()`` where it prints nothing."""
+
+    title: str = ""
+    authors: tuple[str, ...] = ()
+    abstract: str = ""
+    arxiv: str = ""
+    """Without version: ``2602.06107``."""
+    venue_text: str = ""
+    """As printed, e.g. ``Published as a conference paper at ICLR 2026``."""
+
+
+def read_front(doc: RawDocument) -> Front:
+    page = next((p for p in doc.pages if p.fragments), None)
+    if page is None:
+        return Front()
+    flat = [replace(line, text=_clean(line.text)) for line in rows(page)]
+    lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
+    arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
+    venue = _venue(lines)
+    title_at = _title(flat)
+    if title_at is None:
+        return Front(arxiv=arxiv, venue_text=venue)
+    bottom = min(flat[i].y for i in title_at)
+    start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size])
+    abstract = _abstract(lines, start, heading) if start is not None else ""
+    floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
+    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size])
+    known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
+    return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
+
+
+def _clean(text: str) -> str:
+    """Ligatures spelled out; control bytes (math fonts draw some) dropped."""
+    return CONTROL.sub("", text.translate(LIGATURES))
+
+
+# ---------------------------------------------------------------- title
+
+def _body_size(lines: Sequence[Line]) -> float:
+    sizes = [line.size for line in lines for _ in range(min(len(line.text) // 10 + 1, 20))]
+    return median(sizes) if sizes else 10.0
+
+
+def _title(lines: Sequence[Line]) -> list[int] | None:
+    """Indices of the title's lines: the largest type (clearly above the body's) that spells a few letters."""
+    body = _body_size(lines)
+    for size in sorted({line.size for line in lines}, reverse=True):
+        if size < 1.15 * body:
+            return None
+        same = sorted((i for i, line in enumerate(lines) if abs(line.size - size) <= 0.06 * size),
+                      key=lambda i: (-lines[i].y, lines[i].x))
+        taken = same[:1]
+        for i in same[1:]:
+            gap = lines[taken[-1]].y - lines[i].y
+            if gap > 2.5 * size:
+                break
+            taken.append(i)
+        if sum(ch.isalpha() for i in taken for ch in lines[i].text) >= 8:
+            return taken
+    return None
+
+
+def _title_text(lines: Sequence[Line], known: dict[str, str]) -> str:
+    text = ""
+    for line in lines:
+        part = line.text.strip()
+        text = f"{text}{part}" if text.endswith("-") else f"{text} {part}".strip()
+    text = " ".join(text.split()).strip(MARKS + " ")
+    return title_case(text, known) if _all_caps(text) else text
+
+
+def _all_caps(text: str) -> bool:
+    cased = [ch for ch in text if ch.lower() != ch.upper()]
+    return len(cased) >= 6 and all(ch.isupper() for ch in cased)
+
+
+def _spellings(lines: Iterable[Line]) -> dict[str, str]:
+    """Words the page spells with inner capitals (``LoRA``, ``GPT``, ``ImageNet``), by their case-folded form."""
+    found: dict[str, str] = {}
+    for line in lines:
+        for word in re.findall(r"[^\W\d_][\w]*", line.text):
+            if any(ch.isupper() for ch in word[1:]) and word.casefold() not in SMALL:
+                found.setdefault(word.casefold(), word)
+    return found
+
+
+def title_case(title: str, known: dict[str, str] | None = None) -> str:
+    """An ALL-CAPS title in title case; acronyms (no vowel, a digit, two letters, or spelled so on the page) kept,
+    a plural one written ``LLMs``."""
+    known = known or {}
+    out: list[str] = []
+    first = True
+    for token in re.split(r"(\s+)", title):
+        if not token.strip():
+            out.append(token)
+            continue
+        out.append("-".join(_word(part, known, first and k == 0) for k, part in enumerate(token.split("-"))))
+        first = token.endswith((":", "?", "!", "—", "–"))
+    return "".join(out)
+
+
+def _word(word: str, known: dict[str, str], first: bool) -> str:
+    core = word.strip(PUNCTUATION)
+    if not core:
+        return word
+    start = word.index(core)
+    head, tail = word[:start], word[start + len(core):]
+    key = core.casefold()
+    if key in known:
+        core = known[key]
+    elif len(core) >= 4 and core.endswith("S") and not re.search(r"[AEIOUY]", core, re.I):
+        core = core[:-1] + "s"  # a plural acronym: LLMS -> LLMs
+    elif any(ch.isdigit() for ch in core) or not re.search(r"[AEIOUY]", core, re.I) \
+            or (len(core) == 2 and key not in SMALL and key not in WORDS_2):
+        pass
+    elif key in SMALL and not first:
+        core = key
+    else:
+        core = core[0] + core[1:].lower()
+    return f"{head}{core}{tail}"
+
+
+# ---------------------------------------------------------------- authors
+
+def _marked_text(page: RawPage, line: Line) -> str:
+    """The line's text with superscripts (smaller or raised type) turned into ``|`` separators."""
+    frags = sorted((f for f in page.fragments if abs(f.y - line.y) <= 0.6 * line.size
+                    and line.x - 1 <= f.x <= line.right + 1), key=lambda f: f.x)
+    text, end = "", None
+    for f in frags:
+        if f.size < 0.85 * line.size or f.y > line.y + 0.2 * line.size:
+            text += "|"
+        else:
+            gap = f.x - end if end is not None else 0.0
+            text += (" " if gap > 0.15 * f.size else "") + f.text
+        end = f.x + f.width
+    return _clean(text) or line.text
+
+
+def is_name(text: str) -> bool:
+    if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", text):
+        return True
+    words = text.split()
+    return (2 <= len(words) <= 5 and words[-1][0].isupper()
+            and all(re.fullmatch(r"[^\W\d_][\w'’.-]*", w) and (w[0].isupper() or w in PARTICLES) for w in words))
+
+
+def _authors(page: RawPage, lines: Sequence[Line]) -> tuple[str, ...]:
+    names: list[str] = []
+    for line in lines:
+        if _prose(line) or _is_heading(line, line.size):
+            break
+        if EMAIL.search(line.text) or AFFILIATION.search(line.text) or VENUE.search(line.text):
+            continue
+        parts = [" ".join(p.split()) for p in SEPARATORS.split(_marked_text(page, line))]
+        parts = [p for p in parts if p]
+        if parts and all(is_name(p) for p in parts):
+            names.extend(p for p in parts if p not in names)
+    return tuple(names)
+
+
+# ---------------------------------------------------------------- abstract
+
+def _is_heading(line: Line, size: float) -> bool:
+    text = line.text.strip()
+    return bool(INTRO.match(text)) or bool(HEADING.match(text)) and (line.bold or line.size > 1.05 * size)
+
+
+def _prose(line: Line) -> bool:
+    words = line.text.split()
+    return len(words) >= 8 and sum(w[0].islower() for w in words) >= 0.4 * len(words)
+
+
+def _abstract_start(lines: Sequence[Line], below: Sequence[int]) -> tuple[int | None, bool]:
+    """Where the abstract starts among the lines ``below`` the title (in reading order), and whether at a heading."""
+    for i in below:
+        if ABSTRACT_HEAD.match(lines[i].text.strip()):
+            return i, True
+    body = _body_size(lines)
+    for i in below:
+        line = lines[i]
+        if _is_heading(line, body):
+            return None, False
+        if _prose(line) and not (EMAIL.search(line.text) or VENUE.search(line.text) or STOP.match(line.text)):
+            return i, False
+    return None, False
+
+
+def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
+    first = lines[start]
+    taken: list[Line] = []
+    if heading:
+        m = ABSTRACT_HEAD.match(first.text.strip())
+        if m and m.group("rest"):
+            taken.append(replace(first, text=m.group("rest")))
+        start += 1
+    size = lines[start].size if start < len(lines) else first.size
+    for line in lines[start:]:
+        text = line.text.strip()
+        if (abs(line.size - size) > 0.12 * size or _is_heading(line, size) or STOP.match(text)
+                or VENUE.search(text) or ABSTRACT_HEAD.match(text)):
+            break
+        taken.append(line)
+    found = paragraphs(taken, known_hyphenated(taken))
+    chosen = found if heading else found[:1]
+    return " ".join(" ".join(p.text.split()) for p in chosen)
+
+
+# ---------------------------------------------------------------- arXiv id and venue
+
+def _arxiv(stamps: Sequence[str], more: Sequence[str], lines: Sequence[Line]) -> str:
+    for text in (" ".join(stamps), " ".join(more)):
+        if m := ARXIV_STAMP.search(text) or ARXIV_STAMP.search(text.replace(" ", "")):
+            return m.group(1)
+    for line in lines:
+        if m := re.match(r"\W*arXiv:\s*(\d{4}\.\d{4,5})", line.text, re.I):
+            return m.group(1)
+    return ""
+
+
+def _venue(lines: Sequence[Line]) -> str:
+    for i, line in enumerate(lines):
+        if not VENUE.search(line.text) or NOT_VENUE.search(line.text):
+            continue
+        text, prev = line.text.strip(), line
+        for nxt in lines[i + 1:i + 3]:
+            if YEAR.search(text) or abs(nxt.size - prev.size) > 0.06 * prev.size \
+                    or not 0 < prev.y - nxt.y < 2 * prev.size:
+                break
+            text = f"{text[:-1]}{nxt.text.strip()}" if text.endswith("-") else f"{text} {nxt.text.strip()}"
+            prev = nxt
+        text = re.split(r"\s*(?:copyright|©)", text, maxsplit=1, flags=re.I)[0]
+        return re.sub(r"^\W+", "", text).rstrip(" .;,")
+    return ""
