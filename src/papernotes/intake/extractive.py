@@ -257,7 +257,7 @@ def _is_term(word: str) -> bool:
 # ---------------------------------------------------------------- the contribution
 
 _PROPOSE = re.compile(r"\b(?:we|this (?:paper|work)|our (?:paper|work)|here)\b[^.;]{0,40}?\b(?:propose|introduce|present"
-                      r"|develop|design|devise|contribute|formulate|call|describe|offer)\w*\b|\b(?:introduces|proposes|"
+                      r"|develop|design|devise|contribute|formulate|call|describe|offer|release|construct|curate)\w*\b|\b(?:introduces|proposes|"
                       r"presents|develops)\b|本文提出|我们提出|提出了", re.I)
 _COINED = re.compile(r"(?<![\w-])(?:[A-Z][a-z]*[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Z][a-z]+-[A-Za-z0-9-]+)(?![\w-])")
 _NAMED_AFTER = re.compile(r"\b(?:propose|introduce|present|develop|call|name|dub)\w*\s+(?:(?:a|an|the)\s+)?"

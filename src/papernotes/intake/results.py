@@ -43,6 +43,7 @@ _VALUE = re.compile(r"[-+−±~]?\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|×|x|[kKMB])?(?
 _STEP = re.compile(r"(?:^|\s)\d{1,3}:\s+\S")
 _PSEUDO = re.compile(r"^Algorithm\s+\d|\b(?:Require|Ensure|Input|Output)\s*:|[←⇐≔]|\bend (?:for|while|if)\b")
 _CAPTION_START = re.compile(r"^(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.)\s*\d+")
+_TABLE_CAPTION = re.compile(r"^(?:Table|TABLE|Tab\.)\s*\d+")
 _CAPTION = re.compile(r"(?:^|(?<=[.!?]\s))(?:Table|TABLE|Tab\.)\s*\d+\s*[:.]\s*\S")
 
 
@@ -153,13 +154,13 @@ class _Found:
 
 def _caption(before: Paragraph | None, after: Paragraph | None) -> str:
     """The ``Table N:`` caption ending the paragraph before the table, or starting the one after it."""
-    if after is not None and _CAPTION_START.match(after.text) and after.text.startswith(("Table", "TABLE", "Tab.")):
+    if after is not None and _TABLE_CAPTION.match(after.text):
         return split_sentences(after.text)[0]
     if before is not None:
         found = list(_CAPTION.finditer(before.text))
         if found:
             return before.text[found[-1].start():].strip()
-        if re.match(r"^(?:Table|TABLE)\s*\d+\s", before.text):
+        if _TABLE_CAPTION.match(before.text):
             return before.text
     return ""
 
@@ -204,6 +205,9 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
             group = paragraph.text.strip()
             continue
         for line in paragraph.text.split("\n"):
+            if _TABLE_CAPTION.match(line) and len(cells(line)) == 1:
+                caption = caption or line  # a caption with numbers ("Table 3: … Qwen3-8B.") reads as a row
+                continue
             row = cells(line)
             rows.append((_kind(row), group, row))
     numeric = [r for r in rows if r[0] == "numbers"]
