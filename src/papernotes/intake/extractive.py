@@ -188,7 +188,7 @@ def _candidates(text: str, name: str = "") -> list[tuple[str, str]]:
                 prev = word
                 continue
             prev = word
-            while run and not words.can_start(run[0]):
+            while run and not words.can_start(run[0], run[1] if len(run) > 1 else ""):
                 run.pop(0)
             while run and not words.can_end(run[-1]):
                 run.pop()
@@ -211,8 +211,10 @@ class Keyphraser:
 
     def phrases(self, title: str, abstract: str, k: int = 6, name: str = "") -> tuple[str, ...]:
         """The ``k`` best phrases; the paper's own ``name`` (see ``method_name``) first when it has one."""
-        found = _candidates(abstract, name) + _candidates(title, name)
+        in_abstract = _candidates(abstract, name)
+        found = in_abstract + _candidates(title, name)
         counts = Counter(key for key, _ in found)
+        capitalised = Counter(key for key, surface in in_abstract if surface[:1].isupper())
         surfaces: dict[str, Counter[str]] = {}
         for key, surface in found:
             surfaces.setdefault(key, Counter())[surface] += 1
@@ -223,7 +225,7 @@ class Keyphraser:
             length = len(key.split()) if not _CJK_RUN.fullmatch(key) else max(1, len(key) // 2)
             score = (1 + math.log(tf)) * idf * (1 + 0.5 * (min(length, 3) - 1)) * (1.5 if key in title_keys else 1.0)
             termlike = any(_is_term(w) for s in surfaces[key] for w in s.split())
-            named = termlike or any(s[:1].isupper() and tf > 1 for s in surfaces[key])
+            named = termlike or capitalised[key] > 1  # in a title, Every Word Is Capitalised
             if length == 1 and not named:
                 score *= 0.3  # a lone plain word ("tools") is rarely a keyphrase; "LoRA" or "Toolformer" is
             scored.append((score * (1.3 if termlike else 1.0), key))
@@ -257,11 +259,12 @@ def _is_term(word: str) -> bool:
 # ---------------------------------------------------------------- the contribution
 
 _PROPOSE = re.compile(r"\b(?:we|this (?:paper|work)|our (?:paper|work)|here)\b[^.;]{0,40}?\b(?:propose|introduce|present"
-                      r"|develop|design|devise|contribute|formulate|call|describe|offer|release|construct|curate)\w*\b|\b(?:introduces|proposes|"
+                      r"|develop|design|devise|contribute|formulate|call|describe|offer|construct|curate)\w*\b|\b(?:introduces|proposes|"
                       r"presents|develops)\b|本文提出|我们提出|提出了", re.I)
 _COINED = re.compile(r"(?<![\w-])(?:[A-Z][a-z]*[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Z][a-z]+-[A-Za-z0-9-]+)(?![\w-])")
 _NAMED_AFTER = re.compile(r"\b(?:propose|introduce|present|develop|call|name|dub)\w*\s+(?:(?:a|an|the)\s+)?"
                           r"(?:(?:new|novel|simple)\s+)?((?:[A-Z][\w-]*\s?){1,3})(?=[,:(]|\s+(?:that|which|to|for|—))")
+_SECONDARY = re.compile(r"\b(?:also|additionally|finally|moreover|furthermore|besides)\b|此外|另外|最后", re.I)
 SUMMARY_CHARS = 300
 """A longer contribution sentence loses a trailing clause (", which …", ", achieving …") when one can go."""
 
@@ -271,8 +274,8 @@ def method_name(title: str, sentences: list[str]) -> str:
 
     The title's part before a colon when it is short and not a phrase like
     "Towards …" ("Jackpot: …" gives "Jackpot"), else a coined term (``LoRA``,
-    ``TileAttn``, ``SWE-bench``) the contribution sentence introduces, else one
-    the abstract uses twice.
+    ``TileAttn``, ``SWE-bench``) the contribution sentence introduces, else a
+    mixed-case one the abstract uses twice.
     """
     head = re.split(r"\s*[:：]\s*", title, maxsplit=1)[0].strip() if re.search(r"[:：]", title) else ""
     if head and _CJK_RUN.fullmatch(head):
@@ -286,7 +289,8 @@ def method_name(title: str, sentences: list[str]) -> str:
             return coined[0]
         if m := _NAMED_AFTER.search(sentence):
             return m.group(1).strip()
-    counts = Counter(m.group(0) for s in sentences for m in _COINED.finditer(s) if m.group(0) not in words.COMMON_ACRONYMS)
+    counts = Counter(m.group(0) for s in sentences for m in _COINED.finditer(s)
+                     if m.group(0) not in words.COMMON_ACRONYMS and not m.group(0).isupper())
     return next((term for term, n in counts.most_common() if n > 1), "")
 
 
@@ -302,7 +306,9 @@ def contribution(sentences: list[str], name: str) -> int | None:
 
     def tier(i: int) -> int:
         s = sentences[i]
-        strong, weak = _PROPOSE.search(s) is not None, _CONTRIBUTION.search(s) is not None
+        # "we also release a dataset" is a contribution, but not the one a summary states
+        strong = _PROPOSE.search(s) is not None and _SECONDARY.search(s) is None
+        weak = _CONTRIBUTION.search(s) is not None
         for rank, hit in enumerate((strong and names(s), strong, weak and names(s), i > 0 and names(s), weak)):
             if hit:
                 return rank

@@ -60,7 +60,7 @@ def is_name(word: str) -> bool:
 
 
 def _plural_like(low: str) -> bool:
-    return low.endswith("s") and not low.endswith(("ss", "us", "is"))
+    return low.endswith("s") and not low.endswith(("ss", "us", "is", "ics"))
 
 
 def is_adverb(word: str) -> bool:
@@ -92,15 +92,21 @@ def breaks(word: str, prev: str = "", name: str = "") -> bool:
     return low in STOPWORDS or is_adverb(word) or is_verb(word, prev, name)
 
 
-def can_start(word: str) -> bool:
+def can_start(word: str, after: str = "") -> bool:
+    """``word`` may start a keyphrase whose next word is ``after``: not an adjective of degree; before
+    other words, not a lowercase plural (a verb: "diminishes LM versatility"; a count: "times A100
+    machine"), nor an ``-ing`` word before an adjective (a verb: "training reliable models")."""
     low = word.casefold()
+    if after and word.islower() and "-" not in word and (
+            _plural_like(low) or (low.endswith("ing") and not can_end(after) and after.casefold() not in GENERIC)):
+        return False
     return low not in GENERIC and low not in ADJECTIVES
 
 
 def can_end(word: str) -> bool:
     """A keyphrase ends with a noun: not an adjective, not ``IO-aware`` or ``LLM-based``."""
     low = word.casefold()
-    if not can_start(word):
+    if low in GENERIC or low in ADJECTIVES:
         return False
     if is_name(word) and "-" not in word:
         return True
