@@ -73,6 +73,12 @@ def test_the_tldr_is_the_contribution_sentence_not_the_motivation() -> None:
     ("Let's Verify Step by Step", "We compare methods on MATH. MATH is hard. We also release PRM800K.", ""),
     ("Reading Papers", "We present Gutter Networks, a reader for papers.", "Gutter Networks"),
     ("Reading Papers", "LLMs read papers. We study how they read.", ""),
+    ("Gutter Networks: Reading Papers", "We present Gutter Networks, a reader.", "Gutter Networks"),
+    ("cadrille: Multi-modal CAD Reconstruction", "", "cadrille"),
+    ("Peering into the Unknown: Active View Selection", "We propose PUN, a selector.", "PUN"),
+    ("Better NTK Conditioning: A Free Lunch", "", ""),
+    ("AdvDreamer Unveils: Adversarial 3D Transformations", "We present AdvDreamer, a framework.", "AdvDreamer"),
+    ("Rethinking Attention: A Study", "", ""),
     ("思维树：用大语言模型进行深思熟虑的问题求解", "", "思维树"),
 ])
 def test_the_methods_name(title: str, abstract: str, name: str) -> None:

@@ -32,6 +32,8 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*[
 _END = re.compile(r"[。！？；]+|[.!?]+(?=[\"'”’)\]]?(?:\s+[\"'“(\[]?[A-Z0-9\u4e00-\u9fff]|\s*$))")
 _ABBREV = frozenset("e.g i.e et al etc vs fig figs eq eqs sec no cf approx resp ref refs".split())
 
+_DIMENSION = re.compile(r"\d+D[A-Za-z]*|\d+[A-Z]{2,}[A-Za-z]*")
+"""A word that starts with a digit and is a name, not a number: ``3D``, ``3DGS``, ``5G`` is left out."""
 _STOP_CHARS = "的了和与及在是对中并将以为等而或其被把从到由这那我们本文提出一种可以进行通过实现"
 
 _CUES: dict[str, re.Pattern[str]] = {
@@ -183,7 +185,8 @@ def _candidates(text: str, name: str = "") -> list[tuple[str, str]]:
                     if 2 <= len(part) <= 8:
                         out.append((part, part))
                 word = ""
-            if len(word) > 1 and not word[0].isdigit() and not words.breaks(word, prev, name):
+            if len(word) > 1 and (not word[0].isdigit() or _DIMENSION.fullmatch(word)) \
+                    and not words.breaks(word, prev, name):
                 run.append(word)
                 prev = word
                 continue
@@ -278,10 +281,7 @@ def method_name(title: str, sentences: list[str]) -> str:
     mixed-case one the abstract uses twice.
     """
     head = re.split(r"\s*[:：]\s*", title, maxsplit=1)[0].strip() if re.search(r"[:：]", title) else ""
-    if head and _CJK_RUN.fullmatch(head):
-        return head if len(head) <= 12 else ""
-    if head and len(head.split()) <= 4 and head.split()[0].casefold() not in words.TITLE_LEADS \
-            and any(w[:1].isupper() for w in head.split()):
+    if head and _title_name(head, sentences):
         return head
     for sentence in (s for s in sentences if _PROPOSE.search(s)):
         coined = [m.group(0) for m in _COINED.finditer(sentence) if m.group(0) not in words.COMMON_ACRONYMS]
@@ -292,6 +292,28 @@ def method_name(title: str, sentences: list[str]) -> str:
     counts = Counter(m.group(0) for s in sentences for m in _COINED.finditer(s)
                      if m.group(0) not in words.COMMON_ACRONYMS and not m.group(0).isupper())
     return next((term for term, n in counts.most_common() if n > 1), "")
+
+
+def _coined(word: str) -> bool:
+    """Coined: a capital after a lowercase letter, two capitals, or a digit (LoRA, NTK, mR3; not Capacity-Aware)."""
+    return re.search(r"[a-z][A-Z]|[A-Z]{2}|\d", word) is not None
+
+
+def _title_name(head: str, sentences: list[str]) -> bool:
+    """Is a title's part before the colon a name: one word ("Jackpot", "cadrille"), or a few capitalised
+    nouns with a coined one or that the abstract writes the same way ("Gutter Networks"); never a phrase
+    ("Towards …", "Peering into the Unknown", "Better NTK Conditioning", "AdvDreamer Unveils")?"""
+    if _CJK_RUN.fullmatch(head):
+        return len(head) <= 12
+    parts = head.split()
+    if len(parts) > 4 or any(w.casefold() in words.TITLE_LEADS or words.breaks(w) for w in parts):
+        return False
+    if len(parts) == 1:
+        return True
+    if any(not (w[:1].isupper() or _coined(w)) or not words.can_start(w) for w in parts) \
+            or (_coined(parts[-2]) and parts[-1].endswith("s")):
+        return False
+    return any(_coined(w) for w in parts) or any(head in s for s in sentences)
 
 
 def contribution(sentences: list[str], name: str) -> int | None:

@@ -30,7 +30,7 @@ GENERIC = _words("generic")
 ADJECTIVES = _words("adjectives")
 ING_TERMS = _words("ing_terms")
 ED_TERMS = _words("ed_terms")
-LY_NOUNS = _words("ly_nouns")
+LY_TERMS = _words("ly_terms")
 ADVERBS = _words("adverbs")
 COMPOUND_ADJECTIVES = _words("compound_adjectives")
 SUBJECTS = _words("subjects")
@@ -60,14 +60,14 @@ def is_name(word: str) -> bool:
 
 
 def _plural_like(low: str) -> bool:
-    return low.endswith("s") and not low.endswith(("ss", "us", "is", "ics"))
+    return low.endswith("s") and not low.endswith(("ss", "us", "is", "ics", "as", "os"))
 
 
 def is_adverb(word: str) -> bool:
     low = word.casefold()
     if is_name(word) or "-" in word:
         return False
-    return low in ADVERBS or (len(low) > 4 and low.endswith("ly") and low not in LY_NOUNS)
+    return low in ADVERBS or (len(low) > 4 and low.endswith("ly") and low not in LY_TERMS)
 
 
 def is_verb(word: str, prev: str = "", name: str = "") -> bool:
