@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from papernotes.intake.extractive import split_sentences
+from papernotes.intake.paper.cleanup import NUMBER
 from papernotes.intake.paper.model import Paragraph, PaperText, Section
 
 RESULT_HEADING = re.compile(r"experiment|result|evaluat|ablation|benchmark|empirical|comparison|analys[ie]s"
@@ -36,10 +37,11 @@ LIMITATION_HEADING = re.compile(r"limitation|局限", re.I)
 MAX_ROWS = 12
 MAX_COLUMNS = 8
 _RESULT_NUMBER = re.compile(r"\d+\.\d+|\d+(?:\.\d+)?\s*(?:%|％|×|x\b|倍|points?\b|pp\b)", re.I)
-_NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
 _CELLS = re.compile(r"\s{2,}")
 _VALUE = re.compile(r"[-+−±~]?\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|×|x|[kKMB])?(?:\s*(?:±|\+|-|−|/)\s*\d[\d.,]*%?)?"
-                    r"(?:\s*\(\s*[-+−]?\d[\d.,]*%?\s*\))?[*†‡]*|[-–—✓✗✔✘]|N/?A|n/?a|OOM|OOT")
+                    r"(?:\s*\(\s*[-+−]?\d[\d.,]*%?\s*\))?[*†‡↑↓]*|[-–—✓✗✔✘]|N/?A|n/?a|OOM|OOT")
+_COINED_START = re.compile(r"[a-z]+[A-Z0-9]")
+"""A sentence may start lowercase with a name: "mAP rises to 45.2.", "iPhone runs at 12 fps."."""
 _STEP = re.compile(r"(?:^|\s)\d{1,3}:\s+\S")
 _PSEUDO = re.compile(r"^Algorithm\s+\d|\b(?:Require|Ensure|Input|Output)\s*:|[←⇐≔]|\bend (?:for|while|if)\b")
 _CAPTION_START = re.compile(r"^(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.)\s*\d+")
@@ -54,7 +56,8 @@ def cells(line: str) -> list[str]:
 
 
 def _is_row(line: str) -> bool:
-    numbers = len(_NUMBER.findall(line))
+    """``cleanup.is_row`` read back from the text: cells are two spaces apart there."""
+    numbers = len(NUMBER.findall(line))
     return len(cells(line)) >= 3 or (numbers >= 3 and 2 * numbers >= len(line.split()))
 
 
@@ -78,11 +81,11 @@ def is_pseudocode(text: str) -> bool:
 
 def _is_prose(sentence: str) -> bool:
     """A sentence, not a caption, a table row, or a fragment starting mid-sentence."""
-    words = sentence.split()
-    numbers = len(_NUMBER.findall(sentence))
-    return (not sentence[:1].islower() and sentence.endswith((".", "!", "?", "。", "！", "？", ".)", ".\""))
-            and not _CAPTION_START.match(sentence) and not is_pseudocode(sentence)
-            and not (numbers >= 4 and numbers >= 0.3 * len(words)) and "  " not in sentence)
+    numbers = len(NUMBER.findall(sentence))
+    starts = not sentence[:1].islower() or _COINED_START.match(sentence) is not None
+    ends = sentence.endswith((".", "!", "?", "。", "！", "？", ".)", ".\""))
+    return (starts and ends and not _CAPTION_START.match(sentence) and not is_pseudocode(sentence)
+            and not (numbers >= 4 and numbers >= 0.3 * len(sentence.split())) and "  " not in sentence)
 
 
 def _matching(paper: PaperText, heading: re.Pattern[str]) -> Iterator[tuple[Section, bool, bool]]:
@@ -188,7 +191,7 @@ def _names(cells_: list[str], name: str) -> bool:
 def _kind(row: list[str]) -> str:
     """``numbers`` (labels, then values), ``merged`` (words after values: two rows run together) or ``words``."""
     values = [bool(_VALUE.fullmatch(c)) for c in row]
-    if not any(values) or not any(_NUMBER.search(c) for c in row):
+    if not any(values) or not any(NUMBER.search(c) for c in row):
         return "words"
     first = values.index(True)
     if first == 0 or not all(values[first:]):
