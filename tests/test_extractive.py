@@ -172,6 +172,12 @@ def test_no_table_without_a_header_row_and_numeric_rows(rows: str) -> None:
     assert results_table(_paper("Table 1: Results.", rows), "") is None
 
 
+def test_a_second_tables_header_row_ends_the_first_table() -> None:
+    rows = "Method  A  B\nOurs  0.5  0.6\nBase  0.4  0.3\nVariant  C  D\nNo gate  0.1  0.2\nNo band  0.3  0.4"
+    table = results_table(_paper("Table 1: Results.", rows), "")
+    assert table is not None and [r[0] for r in table.rows] == ["Ours", "Base"] and table.rows_left_out == 0
+
+
 def test_a_pipe_in_a_cell_is_escaped() -> None:
     table = results_table(_paper("Table 1: Results.", "Method  A|B  C\nOurs  0.5  0.6\nBase  0.4  0.3"), "")
     assert table is not None and table.markdown().startswith("| Method | A\\|B | C |")

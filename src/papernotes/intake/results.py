@@ -18,7 +18,8 @@ before or after it. The main results table is the first with a header row
 rows, preferring one that has the paper's method (its name, or "Ours") and one
 in the experiments/results sections; rows that do not fit (another cell count,
 words after numbers: two rows merged) are left out, and so are all but the
-method's group when the table has groups.
+method's group when the table has groups; a second header row after numeric
+rows starts another table.
 """
 from __future__ import annotations
 
@@ -203,16 +204,18 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
     """The table of one run of paragraphs, or ``None`` without a header row and two numeric rows."""
     rows: list[tuple[str, str, list[str]]] = []  # (kind, group, cells)
     group = ""
-    for paragraph in paragraphs:
+    for line, paragraph in ((line, p) for p in paragraphs for line in p.text.split("\n")):
         if not is_table(paragraph):
-            group = paragraph.text.strip()
+            group = line.strip()
             continue
-        for line in paragraph.text.split("\n"):
-            if _TABLE_CAPTION.match(line) and len(cells(line)) == 1:
-                caption = caption or line  # a caption with numbers ("Table 3: … Qwen3-8B.") reads as a row
-                continue
-            row = cells(line)
-            rows.append((_kind(row), group, row))
+        if _TABLE_CAPTION.match(line) and len(cells(line)) == 1:
+            caption = caption or line  # a caption with numbers ("Table 3: … Qwen3-8B.") reads as a row
+            continue
+        row = cells(line)
+        kind = _kind(row)
+        if kind == "words" and len(row) >= 3 and any(k == "numbers" for k, _, _ in rows):
+            break  # another table's header row: the tables stood side by side or one after the other
+        rows.append((kind, group, row))
     numeric = [r for r in rows if r[0] == "numbers"]
     if len(numeric) < 2 or not rows or rows[0][0] != "words":
         return None
