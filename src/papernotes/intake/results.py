@@ -37,6 +37,7 @@ RESULT_HEADING = re.compile(r"experiment|result|evaluat|ablation|benchmark|empir
 LIMITATION_HEADING = re.compile(r"limitation|局限", re.I)
 MAX_ROWS = 12
 MAX_COLUMNS = 8
+MAX_CAPTION = 300
 _RESULT_NUMBER = re.compile(r"\d+\.\d+|\d+(?:\.\d+)?\s*(?:%|％|×|x\b|倍|points?\b|pp\b)", re.I)
 _CELLS = re.compile(r"\s{2,}")
 _VALUE = re.compile(r"[-+−±~]?\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|×|x|[kKMB])?(?:\s*(?:±|\+|-|−|/)\s*\d[\d.,]*%?)?"
@@ -157,16 +158,18 @@ class _Found:
 
 
 def _caption(before: Paragraph | None, after: Paragraph | None) -> str:
-    """The ``Table N:`` caption ending the paragraph before the table, or starting the one after it."""
+    """The ``Table N:`` caption ending the paragraph before the table, or the first sentence of the one after it.
+
+    A caption before the table over ``MAX_CAPTION`` characters keeps its first sentence too.
+    """
     if after is not None and _TABLE_CAPTION.match(after.text):
         return split_sentences(after.text)[0]
-    if before is not None:
-        found = list(_CAPTION.finditer(before.text))
-        if found:
-            return before.text[found[-1].start():].strip()
-        if _TABLE_CAPTION.match(before.text):
-            return before.text
-    return ""
+    text = ""
+    if before is not None and (found := list(_CAPTION.finditer(before.text))):
+        text = before.text[found[-1].start():].strip()
+    elif before is not None and _TABLE_CAPTION.match(before.text):
+        text = before.text
+    return split_sentences(text)[0] if len(text) > MAX_CAPTION else text
 
 
 def _runs(paragraphs: tuple[Paragraph, ...]) -> Iterator[tuple[int, int]]:
