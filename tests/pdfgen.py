@@ -420,3 +420,54 @@ def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[st
 def empty(path: Path) -> Path:
     path.write_bytes(b"")
     return path
+
+
+# A paper shaped like a real RL-for-LLMs paper: what the extractive engine's tests check against.
+# Its abstract opens with the motivation; the contribution comes third. Its experiments hold a
+# benchmark table without the method, the main table (header row, group header rows, the method
+# and baselines, two rows run together), an ablation table followed by two rows run together on
+# one prose line, and an algorithm block.
+RESULTS_TITLE = "Jackpot: Stable Off-Policy Reinforcement Learning with Budgeted Rejection"
+RESULTS_ABSTRACT = (
+    "Reinforcement learning has become the standard way to improve the reasoning of large language models. "
+    "Decoupling rollout generation from policy training makes training faster, but the mismatch between the "
+    "rollout policy and the trained policy destabilizes learning. "
+    "We propose Jackpot, a rejection sampling scheme that keeps running estimates of the importance ratio and "
+    "discards tokens whose ratio falls outside a budget, achieving performance comparable to on-policy training. "
+    "Its thresholds rarely need tuning across model sizes. "
+    "On math reasoning benchmarks Jackpot improves accuracy by 4.2 points over truncated importance sampling "
+    "and trains 1.9x faster than synchronous training.")
+ALGORITHM = ("Algorithm 1 Jackpot budgeted rejection", "Require: rollout policy mu, trained policy pi, budget B",
+             "1: for each batch of rollouts do", "2: Compute token ratios r = pi / mu",
+             "20: Estimate correction factor kappa = 0.8375 from running means", "21: end for")
+MERGED_LINE = "Only Reverse KL 0.7417 0.4535 TIS + Reverse KL 0.8250 0.4771"
+BENCHMARK_TABLE = Table((("Benchmark", "Problems", "Tokens"), ("MATH500", "500", "312.5"), ("AIME24", "30", "1024.0")),
+                        caption="Table 1: Benchmarks and their mean answer length.")
+MAIN_TABLE = Table((("Method", "MATH500", "AIME24", "Avg"),
+                    ("Qwen3-1.7B",),
+                    ("GRPO", "0.6120", "0.1333", "0.3727"),
+                    ("TIS", "0.6380", "0.1667", "0.4024"),
+                    ("Jackpot (ours)", "0.6800", "0.2000", "0.4400"),
+                    ("Qwen3-8B",),
+                    ("GRPO", "0.8020", "0.3000", "0.5510"),
+                    ("RKL", "0.7417", "0.4535", "TIS+RKL", "0.8250"),
+                    ("Jackpot (ours)", "0.8460", "0.3667", "0.6064")),
+                   caption="Table 2: Accuracy after 400 steps of off-policy training.")
+ABLATION_TABLE = Table((("Variant", "MATH500", "AIME24"), ("No budget", "0.8100", "0.3333"),
+                        ("Fixed threshold", "0.8270", "0.3333")),
+                       caption="Table 3: Ablations on Qwen3-8B.")
+RESULTS_PROSE = ("Table 2 compares Jackpot with the baselines. On Qwen3-8B, Jackpot reaches 0.8460 on MATH500, "
+                 "4.4 points above GRPO, and its average of 0.6064 is the best of all methods.")
+
+
+def results_paper(path: Path) -> Path:
+    """A paper with a results table (header row, groups, baselines, the method) and an algorithm block."""
+    paper = Paper(RESULTS_TITLE)
+    paper.front("Ada Reader, Bob Parser", RESULTS_ABSTRACT)
+    paper.flow([Heading("1", "Introduction"), Para(INTRO), Heading("2", "Method"), Para(METHOD)], columns=2)
+    paper.flow([Heading("3", "Experiments"), Para("We train on math problems and report accuracy."),
+                BENCHMARK_TABLE, Para("Our setup follows the usual recipe, listed in Algorithm 1."),
+                Lines(ALGORITHM), Heading("3.1", "Main Results", 2), Para(RESULTS_PROSE), MAIN_TABLE,
+                Heading("3.2", "Ablations", 2), Para(ABLATION), ABLATION_TABLE, Lines((MERGED_LINE,)),
+                Heading("4", "Limitations"), Para(LIMITS)], columns=1, new_page=True)
+    return paper.save(path)

@@ -1,20 +1,22 @@
 """Extractive drafting: summary, keyphrases and sections from an abstract, no model.
 
 In: a paper's title and abstract, plus the abstracts of the whole corpus (for
-document frequencies). Out: an ``Extract`` with the most central abstract
-sentence as the one-line summary (TextRank: PageRank over a TF-IDF cosine
-sentence graph), keyphrases (RAKE-style candidate phrases scored by TF-IDF
-against the corpus), and abstract sentences sorted into sections by position and
-cue words. Ratings are never produced: they cannot be read off an abstract.
+document frequencies). Out: an ``Extract`` with the paper's own name for its
+method (the title's part before a colon, else a coined term such as ``LoRA``),
+the sentence that states the contribution as the one-line summary ("we
+propose …", naming the method; the most central sentence by TextRank — PageRank
+over a TF-IDF cosine sentence graph — when none does), keyphrases (noun
+phrases between stopwords and verb forms, see ``papernotes.intake.words``,
+scored by TF-IDF against the corpus, the method's name first), and abstract
+sentences sorted into sections by position and cue words. Ratings are never
+produced: they cannot be read off an abstract.
 
 Pure Python on purpose: an abstract has about ten sentences, so the sentence
 graph is tiny, and a corpus of a few thousand abstracts is counted in well under
 a second; scikit-learn would add a heavy import for the same numbers. Chinese
 text is split at 。！？ and compared by character bigrams.
 
-With the paper's full text, ``paper_sentences`` picks the sentences that state
-results with numbers from its experiments/results sections (and the sentences
-of a limitations section), each with its page.
+The paper's full text is read by ``papernotes.intake.results``.
 """
 from __future__ import annotations
 
@@ -23,29 +25,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from papernotes.intake.paper.model import PaperText
+from papernotes.intake import words
 
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*[A-Za-z%]*|[\u4e00-\u9fff]+")
 _END = re.compile(r"[。！？；]+|[.!?]+(?=[\"'”’)\]]?(?:\s+[\"'“(\[]?[A-Z0-9\u4e00-\u9fff]|\s*$))")
 _ABBREV = frozenset("e.g i.e et al etc vs fig figs eq eqs sec no cf approx resp ref refs".split())
 
-STOPWORDS = frozenset("""a about above after again against all also am an and any are as at be because been before
-being below between both but by can could did do does doing down during each few for from further had has have
-having he her here hers him his how i if in into is it its itself just me more most my no nor not now of off on once
-only or other our ours out over own same she should so some such than that the their theirs them then there these
-they this those through to too under until up very was we were what when where which while who whom why will with
-would you your yet via thus hence however therefore moreover furthermore while whereas although though upon
-within without across among per may might must shall one two three several many much""".split())
-#: Words too common in abstracts to make a keyphrase on their own or at a phrase's edge.
-_GENERIC = frozenset("""paper work approach approaches method methods propose proposed proposes present presents
-show shows shown demonstrate demonstrates novel new results result using use used based existing state art
-significant significantly various different well achieve achieves improve improves performance task tasks problem
-problems introduce introduces recent recently simple effective efficient key first study studies
-experiments experimental extensive furthermore code available make makes like able often remain remains
-set number given order way called also high low better best strong even consisting including provide provides
-provided find finds found enable enables enabling allow allows allowing ability abilities exhibit exhibits remarkable
-simultaneously effectively efficiently generate generates leading leads lead requires require requiring""".split())
+_DIMENSION = re.compile(r"\d+D[A-Za-z]*|\d+[A-Z]{2,}[A-Za-z]*")
+"""A word that starts with a digit and is a name, not a number: ``3D``, ``3DGS``, ``5G`` is left out."""
 _STOP_CHARS = "的了和与及在是对中并将以为等而或其被把从到由这那我们本文提出一种可以进行通过实现"
 
 _CUES: dict[str, re.Pattern[str]] = {
@@ -84,6 +72,8 @@ class Extract:
     keywords: tuple[str, ...]
     sections: dict[str, tuple[str, ...]]
     """Section key (``background``, ``method``, ...) -> abstract sentences; empty when no sentence fits."""
+    name: str = ""
+    """The paper's own name for its method (see ``method_name``), or ``""``."""
 
 
 # ---------------------------------------------------------------- text units
@@ -126,7 +116,7 @@ def tokens(text: str) -> list[str]:
             out.extend(word[i:i + 2] for i in range(max(1, len(word) - 1)))
             continue
         low = word.casefold()
-        if low not in STOPWORDS and len(low) > 1:
+        if low not in words.STOPWORDS and len(low) > 1:
             out.append(_stem(low))
     return out
 
@@ -179,24 +169,31 @@ def textrank(sentences: list[str], df: Counter[str] | None = None, n_docs: int =
 
 # ---------------------------------------------------------------- keyphrases
 
-def _candidates(text: str) -> list[tuple[str, str]]:
-    """``(key, surface)`` candidate phrases: runs of content words between stopwords and punctuation."""
+def _candidates(text: str, name: str = "") -> list[tuple[str, str]]:
+    """``(key, surface)`` candidate phrases: runs of noun-like words between stopwords, verbs and punctuation.
+
+    A run loses words at its edges until it starts with something other than an
+    adjective of degree and ends with a noun (see ``papernotes.intake.words``).
+    """
     out: list[tuple[str, str]] = []
     for chunk in re.split(r"[,.;:!?()\[\]{}\"“”'’、，。；：！？（）]", text):
         run: list[str] = []
+        prev = ""
         for word in _TOKEN.findall(chunk) + [""]:
             if _CJK_RUN.fullmatch(word or "-"):
                 for part in re.split(f"[{_STOP_CHARS}]+", word):
                     if 2 <= len(part) <= 8:
                         out.append((part, part))
                 word = ""
-            low = word.casefold()
-            if len(word) > 1 and low not in STOPWORDS and not word[0].isdigit():
+            if len(word) > 1 and (not word[0].isdigit() or _DIMENSION.fullmatch(word)) \
+                    and not words.breaks(word, prev, name):
                 run.append(word)
+                prev = word
                 continue
-            while run and run[0].casefold() in _GENERIC:
+            prev = word
+            while run and not words.can_start(run[0], run[1] if len(run) > 1 else ""):
                 run.pop(0)
-            while run and run[-1].casefold() in _GENERIC:
+            while run and not words.can_end(run[-1]):
                 run.pop()
             if 1 <= len(run) <= 4 and not (len(run) == 1 and len(run[0]) < 3):
                 out.append((" ".join(_stem(w.casefold()) for w in run), " ".join(run)))
@@ -215,43 +212,145 @@ class Keyphraser:
             self.df.update({key for key, _ in _candidates(doc)})
             self.term_df.update(set(tokens(doc)))
 
-    def phrases(self, title: str, abstract: str, k: int = 6) -> tuple[str, ...]:
-        found = _candidates(abstract) + _candidates(title)
+    def phrases(self, title: str, abstract: str, k: int = 6, name: str = "") -> tuple[str, ...]:
+        """The ``k`` best phrases; the paper's own ``name`` (see ``method_name``) first when it has one."""
+        in_abstract = _candidates(abstract, name)
+        found = in_abstract + _candidates(title, name)
         counts = Counter(key for key, _ in found)
+        capitalised = Counter(key for key, surface in in_abstract if surface[:1].isupper())
         surfaces: dict[str, Counter[str]] = {}
         for key, surface in found:
             surfaces.setdefault(key, Counter())[surface] += 1
-        title_keys = {key for key, _ in _candidates(title)}
+        title_keys = {key for key, _ in _candidates(title, name)}
         scored = []
         for key, tf in counts.items():
             idf = math.log((1 + self.n_docs) / (1 + self.df[key])) + 1
             length = len(key.split()) if not _CJK_RUN.fullmatch(key) else max(1, len(key) // 2)
             score = (1 + math.log(tf)) * idf * (1 + 0.5 * (min(length, 3) - 1)) * (1.5 if key in title_keys else 1.0)
-            named = any(_is_term(s) or (s[:1].isupper() and tf > 1) for s in surfaces[key])
+            termlike = any(_is_term(w) for s in surfaces[key] for w in s.split())
+            named = termlike or capitalised[key] > 1  # in a title, Every Word Is Capitalised
             if length == 1 and not named:
                 score *= 0.3  # a lone plain word ("tools") is rarely a keyphrase; "LoRA" or "Toolformer" is
-            scored.append((score, key))
-        chosen: list[str] = []
-        chosen_keys: list[str] = []
-        words_of: list[set[str]] = []
+            scored.append((score * (1.3 if termlike else 1.0), key))
+        chosen: list[str] = [name] if name else []
+        chosen_keys: list[str] = [_key(name)] if name else []
+        terms_of: list[set[str]] = [set(chosen_keys[0].split())] if name else []
         for _, key in sorted(scored, key=lambda item: (-item[0], item[1])):
+            if len(chosen) >= k:
+                break
             if _CJK_RUN.fullmatch(key) and any(key in other or other in key for other in chosen_keys):
                 continue
-            words = set(key.split())
-            if any(words <= other or other <= words for other in words_of):
+            terms = set(key.split())
+            if any(terms <= other or other <= terms for other in terms_of):
                 continue
             chosen_keys.append(key)
             surface = max(surfaces[key].items(), key=lambda item: (item[1], sum(ch.isupper() for ch in item[0])))[0]
             chosen.append(surface)
-            words_of.append(words)
-            if len(chosen) == k:
-                break
+            terms_of.append(terms)
         return tuple(chosen)
+
+
+def _key(phrase: str) -> str:
+    return phrase if _CJK_RUN.fullmatch(phrase) else " ".join(_stem(w.casefold()) for w in _TOKEN.findall(phrase))
 
 
 def _is_term(word: str) -> bool:
     """Shaped like a technical term: inner capitals, digits or hyphens (LoRA, GPT-4, SWE-bench)."""
     return bool(_CJK_RUN.fullmatch(word)) or any(c.isupper() or c.isdigit() or c == "-" for c in word[1:])
+
+
+# ---------------------------------------------------------------- the contribution
+
+_PROPOSE = re.compile(r"\b(?:we|this (?:paper|work)|our (?:paper|work)|here)\b[^.;]{0,40}?\b(?:propose|introduce|present"
+                      r"|develop|design|devise|contribute|formulate|call|describe|offer|construct|curate)\w*\b|\b(?:introduces|proposes|"
+                      r"presents|develops)\b|本文提出|我们提出|提出了", re.I)
+_COINED = re.compile(r"(?<![\w-])(?:[A-Z][a-z]*[A-Z][\w-]*|[A-Z]{2,}[\w-]*|[A-Z][a-z]+-[A-Za-z0-9-]+)(?![\w-])")
+_NAMED_AFTER = re.compile(r"\b(?:propose|introduce|present|develop|call|name|dub)\w*\s+(?:(?:a|an|the)\s+)?"
+                          r"(?:(?:new|novel|simple)\s+)?((?:[A-Z][\w-]*\s?){1,3})(?=[,:(]|\s+(?:that|which|to|for|—))")
+_SECONDARY = re.compile(r"\b(?:also|additionally|finally|moreover|furthermore|besides)\b|此外|另外|最后", re.I)
+SUMMARY_CHARS = 300
+"""A longer contribution sentence loses a trailing clause (", which …", ", achieving …") when one can go."""
+
+
+def method_name(title: str, sentences: list[str]) -> str:
+    """The paper's own name for its method, or ``""``.
+
+    The title's part before a colon when it is short and not a phrase like
+    "Towards …" ("Jackpot: …" gives "Jackpot"), else a coined term (``LoRA``,
+    ``TileAttn``, ``SWE-bench``) the contribution sentence introduces, else a
+    mixed-case one the abstract uses twice.
+    """
+    head = re.split(r"\s*[:：]\s*", title, maxsplit=1)[0].strip() if re.search(r"[:：]", title) else ""
+    if head and _title_name(head, sentences):
+        return head
+    for sentence in (s for s in sentences if _PROPOSE.search(s)):
+        coined = [m.group(0) for m in _COINED.finditer(sentence) if m.group(0) not in words.COMMON_ACRONYMS]
+        if coined:
+            return coined[0]
+        if m := _NAMED_AFTER.search(sentence):
+            return m.group(1).strip()
+    counts = Counter(m.group(0) for s in sentences for m in _COINED.finditer(s)
+                     if m.group(0) not in words.COMMON_ACRONYMS and not m.group(0).isupper())
+    return next((term for term, n in counts.most_common() if n > 1), "")
+
+
+def _coined(word: str) -> bool:
+    """Coined: a capital after a lowercase letter, two capitals, or a digit (LoRA, NTK, mR3; not Capacity-Aware)."""
+    return re.search(r"[a-z][A-Z]|[A-Z]{2}|\d", word) is not None
+
+
+def _title_name(head: str, sentences: list[str]) -> bool:
+    """Is a title's part before the colon a name: one word ("Jackpot", "cadrille"), or a few capitalised
+    nouns with a coined one or that the abstract writes the same way ("Gutter Networks"); never a phrase
+    ("Towards …", "Peering into the Unknown", "Better NTK Conditioning", "AdvDreamer Unveils")?"""
+    if _CJK_RUN.fullmatch(head):
+        return len(head) <= 12
+    parts = head.split()
+    if len(parts) > 4 or any(w.casefold() in words.TITLE_LEADS or words.breaks(w) for w in parts):
+        return False
+    if len(parts) == 1:
+        return True
+    if any(not (w[:1].isupper() or _coined(w)) or not words.can_start(w) for w in parts) \
+            or (_coined(parts[-2]) and parts[-1].endswith("s")):
+        return False
+    return any(_coined(w) for w in parts) or any(head in s for s in sentences)
+
+
+def contribution(sentences: list[str], name: str) -> int | None:
+    """Index of the sentence that states the contribution, or ``None`` when no sentence says it.
+
+    Best: "we propose / introduce / present …" naming the method; then any such
+    sentence; then "this paper / we show / we find …" naming it; then one naming
+    it after the first sentence (which sets the scene); then "we show …".
+    """
+    def names(sentence: str) -> bool:
+        return bool(name) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", sentence, re.I) is not None
+
+    def tier(i: int) -> int:
+        s = sentences[i]
+        # "we also release a dataset" is a contribution, but not the one a summary states
+        strong = _PROPOSE.search(s) is not None and _SECONDARY.search(s) is None
+        weak = _CONTRIBUTION.search(s) is not None
+        for rank, hit in enumerate((strong and names(s), strong, weak and names(s), i > 0 and names(s), weak)):
+            if hit:
+                return rank
+        return 9
+
+    best = min(range(len(sentences)), key=lambda i: (tier(i), i), default=None)
+    return best if best is not None and tier(best) < 9 else None
+
+
+def shorten(sentence: str, limit: int = SUMMARY_CHARS) -> str:
+    """``sentence`` without a trailing clause when it is over ``limit`` characters and what stays is a sentence."""
+    if len(sentence) <= limit or not sentence.endswith("."):
+        return sentence
+    cuts = [m.start() for m in re.finditer(r",\s+(?:which|while|whereas|thereby|thus|and thus|and thereby|\w+ing)\b",
+                                           sentence)]
+    for cut in reversed(cuts):
+        head = sentence[:cut]
+        if 60 <= len(head) <= limit and head.count("(") == head.count(")"):
+            return head + "."
+    return sentence
 
 
 # ---------------------------------------------------------------- sections
@@ -281,7 +380,8 @@ def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
     """
     sentences = split_sentences(abstract)
     if not sentences:
-        return Extract("", keyphraser.phrases(title, title), {})
+        name = method_name(title, [])
+        return Extract("", keyphraser.phrases(title, title, name=name), {}, name)
     scores = textrank(sentences, keyphraser.term_df or None, keyphraser.n_docs, title)
     # very short sentences ("Code is available.") are poor summaries even when central
     ranked = sorted(range(len(sentences)),
@@ -298,43 +398,12 @@ def extract(title: str, abstract: str, keyphraser: Keyphraser) -> Extract:
                         next((i for i, key in labels.items() if key == "experiments"), len(sentences)))
     for i, key in labels.items():
         sections[key or ("method" if i < first_result else "highlights")].append(i)
+    name = method_name(title, sentences)
+    summary = contribution(sentences, name)
+    summary = ranked[0] if summary is None else summary
     if not sections["highlights"]:
-        best = next((i for i in ranked if i != ranked[0] and i not in sections["background"]), None)
+        best = next((i for i in ranked if i != summary and i not in sections["background"]), None)
         if best is not None:
             sections["highlights"].append(best)
-    return Extract(sentences[ranked[0]], keyphraser.phrases(title, abstract),
-                   {key: tuple(sentences[i] for i in sorted(idx)) for key, idx in sections.items()})
-
-
-# ---------------------------------------------------------------- the paper's own sentences
-
-RESULT_HEADING = re.compile(r"experiment|result|evaluat|ablation|benchmark|empirical|comparison|analys[ie]s"
-                            r"|实验|结果|评估|消融|对比", re.I)
-LIMITATION_HEADING = re.compile(r"limitation|局限", re.I)
-_RESULT_NUMBER = re.compile(r"\d+\.\d+|\d+(?:\.\d+)?\s*(?:%|％|×|x\b|倍|points?\b|pp\b)", re.I)
-
-
-def paper_sentences(paper: PaperText, heading: re.Pattern[str], numbers: bool, limit: int) -> tuple[tuple[str, int], ...]:
-    """``(sentence, page)`` of the sections whose heading (or whose parent's) matches, in paper order.
-
-    With ``numbers``, only sentences that state a result number (a decimal, a
-    percentage, a factor); table rows are left out, prose only.
-    """
-    out: list[tuple[str, int]] = []
-    parent = False
-    for section in (*paper.sections, *paper.appendix):
-        if section.level <= 1:
-            parent = bool(heading.search(section.title))
-        if not (parent or heading.search(section.title)):
-            continue
-        for paragraph in section.paragraphs:
-            if "\n" in paragraph.text:
-                continue
-            for sentence in split_sentences(paragraph.text):
-                if len(sentence) < 25 or (numbers and not _RESULT_NUMBER.search(sentence)):
-                    continue
-                if sentence not in (s for s, _ in out):
-                    out.append((sentence, paragraph.page))
-                if len(out) == limit:
-                    return tuple(out)
-    return tuple(out)
+    return Extract(shorten(sentences[summary]), keyphraser.phrases(title, abstract, name=name),
+                   {key: tuple(sentences[i] for i in sorted(idx)) for key, idx in sections.items()}, name)
