@@ -1,7 +1,9 @@
 // The search page: reads search/index.json, fetches only the shards a query needs and the
 // document files of the results shown, ranks with search-core.js, and keeps the query and the
 // facets in the URL (?q=&venue=&domain=&year=&topic=) so a search can be shared and back/forward
-// work. Note text is untrusted: results are built with text nodes only, never parsed as HTML.
+// work. Note text is untrusted: results are built with text nodes only, never parsed as HTML; their formulas
+// are rendered by the shipped KaTeX (through math.js, as on the listing pages), loaded once, when a result
+// first shows one.
 (function () {
   "use strict";
   var S = window.PapernotesSearch;
@@ -284,6 +286,7 @@
       rows.forEach(function (row, i) { render(fragment, slice[i], row[0], row[1]); });
       if (fresh) results.textContent = "";  // the old results stay until the new ones are ready
       results.appendChild(fragment);
+      typeset();
       if (active < 0 && results.querySelector("dt")) setActive(0);
     });
   }
@@ -302,6 +305,50 @@
     if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
   }
 
+  // A title or a summary: text, or [text, TeX, text, …] when it holds formulas (site/search/documents.py).
+  function shown(parent, value, groups) {
+    if (typeof value === "string") { marked(parent, value, groups); return; }
+    value.forEach(function (part, i) {
+      if (i % 2 === 0) { marked(parent, part, groups); return; }
+      var span = document.createElement("span");
+      span.className = "math math-inline";
+      span.textContent = part;  // the TeX stays readable until KaTeX renders it, and where KaTeX rejects it
+      parent.appendChild(span);
+    });
+  }
+
+  var mathLoad = null;
+
+  function loadMath() {
+    if (window.PapernotesMath) return Promise.resolve();
+    if (!mathLoad) {
+      var assets = results.getAttribute("data-assets") || "../assets/";
+      var css = document.createElement("link");
+      css.rel = "stylesheet";
+      css.href = assets + "katex/katex.min.css";
+      document.head.appendChild(css);
+      mathLoad = new Promise(function (resolve, reject) {
+        function script(src, next) {
+          var s = document.createElement("script");
+          s.src = src;
+          s.onload = next;
+          s.onerror = function () { mathLoad = null; reject(new Error(src)); };
+          document.head.appendChild(s);
+        }
+        script(assets + "katex/katex.min.js", function () { script(assets + "math.js", resolve); });
+      });
+    }
+    return mathLoad;
+  }
+
+  // Renders the formulas of the results on the page (ten at a time: a page of results); math.js renders each once.
+  function typeset() {
+    if (!results.querySelector(".math")) return;
+    loadMath().then(function () {
+      window.PapernotesMath.render(results.querySelectorAll(".math"));
+    }, function (err) { if (window.console) console.error(err); });
+  }
+
   function placeOf(d) {
     return index.m.venues[index.venueOf[d]][1] + " · " + index.m.domains[index.domainOf[d]][1];
   }
@@ -312,7 +359,7 @@
     dt.id = "r-" + hit.doc;
     var link = document.createElement("a");
     link.href = siteRoot + encodeURI(row[2]);
-    marked(link, row[0], clausesShown);
+    shown(link, row[0], clausesShown);
     dt.appendChild(link);
     dt.appendChild(document.createTextNode(" "));
     var place = document.createElement("span");
@@ -320,7 +367,7 @@
     place.textContent = placeOf(hit.doc);
     dt.appendChild(place);
     var dd = document.createElement("dd");
-    marked(dd, row[1], clausesShown);
+    shown(dd, row[1], clausesShown);
     if (alsoRows.length) {
       var also = document.createElement("span");
       also.className = "also";
