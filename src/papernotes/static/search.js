@@ -320,14 +320,16 @@
   var mathLoad = null;
 
   function loadMath() {
-    if (window.PapernotesMath) return Promise.resolve();
     if (!mathLoad) {
       var assets = results.getAttribute("data-assets") || "../assets/";
-      var css = document.createElement("link");
-      css.rel = "stylesheet";
-      css.href = assets + "katex/katex.min.css";
-      document.head.appendChild(css);
-      mathLoad = new Promise(function (resolve, reject) {
+      var styled = new Promise(function (resolve) {  // KaTeX's output before its style would flash by unstyled
+        var css = document.createElement("link");
+        css.rel = "stylesheet";
+        css.href = assets + "katex/katex.min.css";
+        css.onload = css.onerror = resolve;
+        document.head.appendChild(css);
+      });
+      var scripts = new Promise(function (resolve, reject) {
         function script(src, next) {
           var s = document.createElement("script");
           s.src = src;
@@ -337,16 +339,29 @@
         }
         script(assets + "katex/katex.min.js", function () { script(assets + "math.js", resolve); });
       });
+      mathLoad = Promise.all([styled, scripts]);
     }
     return mathLoad;
   }
 
-  // Renders the formulas of the results on the page (ten at a time: a page of results); math.js renders each once.
+  // Renders the formulas of the results on the page (ten at a time: a page of results); math.js renders each
+  // once. KaTeX takes ~40 ms of the main thread to start, so it is loaded when typing pauses, not between
+  // two keystrokes; until then a formula shows its TeX.
+  var mathTimer = 0;
+  var QUIET_MS = 400;
+
   function typeset() {
     if (!results.querySelector(".math")) return;
-    loadMath().then(function () {
+    if (window.PapernotesMath) {
       window.PapernotesMath.render(results.querySelectorAll(".math"));
-    }, function (err) { if (window.console) console.error(err); });
+      return;
+    }
+    clearTimeout(mathTimer);
+    mathTimer = setTimeout(function () {
+      loadMath().then(function () {
+        window.PapernotesMath.render(results.querySelectorAll(".math"));
+      }, function (err) { if (window.console) console.error(err); });
+    }, QUIET_MS);
   }
 
   function placeOf(d) {
