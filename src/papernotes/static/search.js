@@ -317,50 +317,36 @@
     });
   }
 
-  var mathLoad = null;
+  // Renders the formulas of the results on the page (a page of results); math.js renders each once. KaTeX
+  // takes ~40 ms of the main thread to start, so it is loaded when typing pauses, not between two keystrokes;
+  // until then a formula shows its TeX. Its style is loaded first: its output would flash by unstyled.
+  var mathLoad = null, mathTimer = 0, QUIET_MS = 400;
+
+  function load(tag, attrs) {  // a stylesheet or a script, added to the head
+    return new Promise(function (resolve, reject) {
+      var el = document.createElement(tag);
+      Object.keys(attrs).forEach(function (k) { el[k] = attrs[k]; });
+      el.onload = resolve;
+      el.onerror = function () { reject(new Error(attrs.href || attrs.src)); };
+      document.head.appendChild(el);
+    });
+  }
 
   function loadMath() {
-    if (!mathLoad) {
-      var assets = results.getAttribute("data-assets") || "../assets/";
-      var styled = new Promise(function (resolve) {  // KaTeX's output before its style would flash by unstyled
-        var css = document.createElement("link");
-        css.rel = "stylesheet";
-        css.href = assets + "katex/katex.min.css";
-        css.onload = css.onerror = resolve;
-        document.head.appendChild(css);
-      });
-      var scripts = new Promise(function (resolve, reject) {
-        function script(src, next) {
-          var s = document.createElement("script");
-          s.src = src;
-          s.onload = next;
-          s.onerror = function () { mathLoad = null; reject(new Error(src)); };
-          document.head.appendChild(s);
-        }
-        script(assets + "katex/katex.min.js", function () { script(assets + "math.js", resolve); });
-      });
-      mathLoad = Promise.all([styled, scripts]);
-    }
+    var assets = results.getAttribute("data-assets") || "../assets/";
+    mathLoad = mathLoad || Promise.all([load("link", { rel: "stylesheet", href: assets + "katex/katex.min.css" }),
+      load("script", { src: assets + "katex/katex.min.js" }).then(function () { return load("script", { src: assets + "math.js" }); })
+    ]).catch(function (err) { mathLoad = null; throw err; });
     return mathLoad;
   }
 
-  // Renders the formulas of the results on the page (ten at a time: a page of results); math.js renders each
-  // once. KaTeX takes ~40 ms of the main thread to start, so it is loaded when typing pauses, not between
-  // two keystrokes; until then a formula shows its TeX.
-  var mathTimer = 0;
-  var QUIET_MS = 400;
-
   function typeset() {
     if (!results.querySelector(".math")) return;
-    if (window.PapernotesMath) {
-      window.PapernotesMath.render(results.querySelectorAll(".math"));
-      return;
-    }
+    function render() { window.PapernotesMath.render(results.querySelectorAll(".math")); }
+    if (window.PapernotesMath) { render(); return; }
     clearTimeout(mathTimer);
     mathTimer = setTimeout(function () {
-      loadMath().then(function () {
-        window.PapernotesMath.render(results.querySelectorAll(".math"));
-      }, function (err) { if (window.console) console.error(err); });
+      loadMath().then(render, function (err) { if (window.console) console.error(err); });
     }, QUIET_MS);
   }
 
