@@ -20,6 +20,7 @@ import pytest
 from conftest import watch_forks, write_note
 from papernotes.site.build import build
 from papernotes.site.search import corpus_bodies, search_files, updatable
+from papernotes.site.search.documents import shown
 from papernotes.site.search.encode import decode_shard
 from papernotes.site.search.index import STORE_NAME
 from papernotes.site.search.tokenize import (
@@ -765,6 +766,21 @@ def test_untrusted_text_stays_data(tmp_path: Path) -> None:
     files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
     row = json.loads(files["search/d/0.json"])[0]
     assert row[0] == f"Evil {evil}" and evil in row[1]  # kept as text: the page renders it with text nodes
+
+
+def test_results_carry_formulas_apart_from_the_text_they_are_in(tmp_path: Path) -> None:
+    """A summary with formulas is ``[text, TeX, text, …]``, the same formulas its listing page renders; a cut
+    never splits a formula."""
+    corpus = write_corpus(tmp_path / "c", {"ICLR2025/llm_nlp/m.md": dict(
+        title="Scaling $\\eta$ <b>now</b>", venue="ICLR2025", domain="llm_nlp",
+        body="## 一句话总结\nWe set $\\eta_B=\\lambda\\eta_A$ for **all** <i>x</i> & y; costs $5 and $6.\n")})
+    files = search_files(_entries(corpus), corpus_bodies(corpus), None, "zh", workers=1)
+    title, summary = json.loads(files["search/d/0.json"])[0][:2]
+    assert title == ["Scaling ", "\\eta", " <b>now</b>"]
+    assert summary == ["We set ", "\\eta_B=\\lambda\\eta_A", " for all <i>x</i> & y; costs $5 and $6."]
+    html = 'a <span class="math math-inline">\\(x&lt;y\\)</span> b'
+    assert shown(html, "", 6) == ["a ", "x<y", "…"] and shown(html, "", 5) == "a…"
+    assert shown("", "plain **text**") == "plain text"
 
 
 def test_records_kept_in_memory_or_read_back_make_the_same_index(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

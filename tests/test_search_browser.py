@@ -2,7 +2,8 @@
 
 Covers what only a browser shows: Chinese compounds, acronyms and facets return the expected
 notes, the URL round-trips (and back/forward restore a search), keyboard navigation, a 390-px
-phone layout, a site served under a sub-path, and untrusted note text rendered as text.
+phone layout, a site served under a sub-path, untrusted note text rendered as text, and formulas in
+results rendered by the shipped KaTeX.
 Skipped when no system Chromium is installed; Playwright never downloads a browser here.
 """
 from __future__ import annotations
@@ -53,6 +54,10 @@ NOTES = {
     "NeurIPS2024/ai_safety/evil.md": dict(
         title=f"Zebra {EVIL}", venue="NeurIPS2024", domain="ai_safety",
         body=f"## 一句话总结\nzebra {EVIL} 总结\n\n## 方法详解\nzebra {EVIL}\n"),
+    "NeurIPS2024/optimization/momentum.md": dict(
+        title="Momentum Transfer for $\\eta$ Schedules", venue="NeurIPS2024", domain="optimization",
+        body=("## 一句话总结\nMomentum transfer sets $\\eta_B=\\lambda\\eta_A$ at <img src=x onerror=\"window.__pwned = 3\"> "
+              "cost $\\notacommand{x}$.\n")),
     "NeurIPS2024/ai_safety/long.md": dict(
         title=f"Zebra {LONG}", venue="NeurIPS2024", domain="ai_safety", body=f"## 一句话总结\nzebra {LONG}\n"),
 }
@@ -251,6 +256,27 @@ def test_untrusted_note_text_is_shown_as_text(page, served: str) -> None:
     assert page.evaluate("window.__pwned") is None and page.dialogs == []
     summary = page.eval_on_selector("#results a[href$='evil/']", "a => a.closest('dt').nextElementSibling.textContent")
     assert "<img src=x" in summary
+
+
+def test_formulas_in_results_render_with_the_shipped_katex(page, served: str) -> None:
+    """Summaries and titles show their formulas as the listing pages do; the text around them stays text, a
+    formula KaTeX rejects shows its TeX, and KaTeX is loaded once, when a result first needs it."""
+    assert search(page, served, "?q=zebra") and not any("katex" in url for url in page.requests)
+    assert type_query(page, "momentum")[0] == "momentum"
+    page.wait_for_selector("#results dd .math .katex")
+    dd = "#results a[href$='momentum/'] >> xpath=../following-sibling::dd[1]"
+    maths = page.eval_on_selector(dd, """dd => [...dd.querySelectorAll('.math')].map(m => [
+        m.classList.contains('math-error'), m.querySelector('.katex-html') ? m.querySelector('.katex-html').textContent
+        : m.textContent])""")
+    assert maths[0][0] is False and "\\eta" not in maths[0][1] and "η" in maths[0][1] and "λ" in maths[0][1]
+    assert maths[1] == [True, "\\notacommand{x}"]
+    assert page.eval_on_selector("#results a[href$='momentum/'] .math", "m => !!m.querySelector('.katex')")
+    assert "<img src=x" in page.eval_on_selector(dd, "dd => dd.textContent")
+    assert page.eval_on_selector_all("#results img, #results script", "els => els.length") == 0
+    assert page.evaluate("window.__pwned") is None and page.dialogs == []
+    type_query(page, "momentum transfer")
+    page.wait_for_selector("#results dd .math .katex")
+    assert sum(url.split("?")[0].endswith("katex.min.js") for url in page.requests) == 1
 
 
 def test_everything_comes_from_the_site_itself(page, served: str) -> None:

@@ -21,12 +21,16 @@ from papernotes.corpus.model import Entry
 from papernotes.site.contexts import GrowthTopic, Link, SeriesGrowth, TrendBar, TrendChart
 from papernotes.taxonomy import Topic, Venue
 
-CHART_WIDTH = 640
-CHART_HEIGHT = 230
+CHART_WIDTH = 360
+"""About a phone's content width: drawn near 1:1 there, the 12 px labels stay readable (a 640-wide chart
+scaled to a 390 px screen drew them at 6 px); site.css caps the desktop size so they stay moderate."""
+CHART_HEIGHT = 210
 CHART_TOP = 22
 """Room above the tallest bar for its count."""
-CHART_BASE = 160
+CHART_BASE = 140
 """Y of the axis; the rotated venue labels take the space below it."""
+CHART_LEFT = 30
+"""Room left of the first bar for its rotated label, which runs down to the left."""
 GROWTH_MIN = 3
 GROWTH_TOPICS = 5
 
@@ -61,7 +65,7 @@ def trend_chart(group: Iterable[Entry], venues: Sequence[Venue], totals: Mapping
         return None
     counts = Counter(e.venue.id for e in group)
     top = max(counts.values(), default=0) or 1
-    slot = CHART_WIDTH / len(ordered)
+    slot = (CHART_WIDTH - CHART_LEFT) / len(ordered)
     width = round(min(48.0, slot * 0.7), 1)
     scale = (CHART_BASE - CHART_TOP) / top
     bars = []
@@ -69,7 +73,7 @@ def trend_chart(group: Iterable[Entry], venues: Sequence[Venue], totals: Mapping
         n = counts.get(venue.id, 0)
         height = round(n * scale, 1)
         bars.append(TrendBar(venue.id, n, round(100 * n / totals[venue.id], 1) if totals.get(venue.id) else 0.0,
-                             round(i * slot + (slot - width) / 2, 1), round(CHART_BASE - height, 1), height))
+                             round(CHART_LEFT + i * slot + (slot - width) / 2, 1), round(CHART_BASE - height, 1), height))
     return TrendChart(tuple(bars), CHART_WIDTH, CHART_HEIGHT, width, CHART_BASE)
 
 

@@ -9,6 +9,10 @@
  * Formulas on screen are rendered first; the rest follow in time slices so a
  * page with hundreds of formulas never blocks the main thread for long.
  * Load katex.min.js before this file (both with `defer`, or both plain).
+ * When every formula is rendered, the document gets a "papernotes:math" event
+ * (site.js then gives the formulas that scroll a tab stop). Pages that add
+ * formulas later (the search page's results) render them with
+ * window.PapernotesMath.render(elements); each element is rendered once.
  */
 (function () {
   "use strict";
@@ -26,7 +30,13 @@
     return tex;
   }
 
+  var done = typeof WeakSet === "function" ? new WeakSet() : null;
+
   function renderOne(el) {
+    if (done) {
+      if (done.has(el)) return;
+      done.add(el);
+    }
     var source = el.textContent || "";
     var tex = texOf(source);
     var display = el.classList.contains("math-display");
@@ -52,6 +62,10 @@
       return false; /* hidden (collapsed <details>, display: none): later */
     }
     return r.bottom >= 0 && r.top <= height;
+  }
+
+  function finished() {
+    document.dispatchEvent(new CustomEvent("papernotes:math"));
   }
 
   function run() {
@@ -88,9 +102,20 @@
           return;
         }
       }
+      finished();
     }
     slice();
   }
+
+  window.PapernotesMath = {
+    render: function (elements) {
+      if (!window.katex) return;
+      for (var i = 0; i < elements.length; i++) {
+        renderOne(elements[i]);
+      }
+      finished();
+    }
+  };
 
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", run);

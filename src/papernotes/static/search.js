@@ -1,7 +1,9 @@
 // The search page: reads search/index.json, fetches only the shards a query needs and the
 // document files of the results shown, ranks with search-core.js, and keeps the query and the
 // facets in the URL (?q=&venue=&domain=&year=&topic=) so a search can be shared and back/forward
-// work. Note text is untrusted: results are built with text nodes only, never parsed as HTML.
+// work. Note text is untrusted: results are built with text nodes only, never parsed as HTML; their formulas
+// are rendered by the shipped KaTeX (through math.js, as on the listing pages), loaded once, when a result
+// first shows one.
 (function () {
   "use strict";
   var S = window.PapernotesSearch;
@@ -284,6 +286,7 @@
       rows.forEach(function (row, i) { render(fragment, slice[i], row[0], row[1]); });
       if (fresh) results.textContent = "";  // the old results stay until the new ones are ready
       results.appendChild(fragment);
+      typeset();
       if (active < 0 && results.querySelector("dt")) setActive(0);
     });
   }
@@ -302,6 +305,51 @@
     if (at < text.length) parent.appendChild(document.createTextNode(text.slice(at)));
   }
 
+  // A title or a summary: text, or [text, TeX, text, …] when it holds formulas (site/search/documents.py).
+  function shown(parent, value, groups) {
+    if (typeof value === "string") { marked(parent, value, groups); return; }
+    value.forEach(function (part, i) {
+      if (i % 2 === 0) { marked(parent, part, groups); return; }
+      var span = document.createElement("span");
+      span.className = "math math-inline";
+      span.textContent = part;  // the TeX stays readable until KaTeX renders it, and where KaTeX rejects it
+      parent.appendChild(span);
+    });
+  }
+
+  // Renders the formulas of the results on the page (a page of results); math.js renders each once. KaTeX
+  // takes ~40 ms of the main thread to start, so it is loaded when typing pauses, not between two keystrokes;
+  // until then a formula shows its TeX. Its style is loaded first: its output would flash by unstyled.
+  var mathLoad = null, mathTimer = 0, QUIET_MS = 400;
+
+  function load(tag, attrs) {  // a stylesheet or a script, added to the head
+    return new Promise(function (resolve, reject) {
+      var el = document.createElement(tag);
+      Object.keys(attrs).forEach(function (k) { el[k] = attrs[k]; });
+      el.onload = resolve;
+      el.onerror = function () { reject(new Error(attrs.href || attrs.src)); };
+      document.head.appendChild(el);
+    });
+  }
+
+  function loadMath() {
+    var assets = results.getAttribute("data-assets") || "../assets/";
+    mathLoad = mathLoad || Promise.all([load("link", { rel: "stylesheet", href: assets + "katex/katex.min.css" }),
+      load("script", { src: assets + "katex/katex.min.js" }).then(function () { return load("script", { src: assets + "math.js" }); })
+    ]).catch(function (err) { mathLoad = null; throw err; });
+    return mathLoad;
+  }
+
+  function typeset() {
+    if (!results.querySelector(".math")) return;
+    function render() { window.PapernotesMath.render(results.querySelectorAll(".math")); }
+    if (window.PapernotesMath) { render(); return; }
+    clearTimeout(mathTimer);
+    mathTimer = setTimeout(function () {
+      loadMath().then(render, function (err) { if (window.console) console.error(err); });
+    }, QUIET_MS);
+  }
+
   function placeOf(d) {
     return index.m.venues[index.venueOf[d]][1] + " · " + index.m.domains[index.domainOf[d]][1];
   }
@@ -312,7 +360,7 @@
     dt.id = "r-" + hit.doc;
     var link = document.createElement("a");
     link.href = siteRoot + encodeURI(row[2]);
-    marked(link, row[0], clausesShown);
+    shown(link, row[0], clausesShown);
     dt.appendChild(link);
     dt.appendChild(document.createTextNode(" "));
     var place = document.createElement("span");
@@ -320,7 +368,7 @@
     place.textContent = placeOf(hit.doc);
     dt.appendChild(place);
     var dd = document.createElement("dd");
-    marked(dd, row[1], clausesShown);
+    shown(dd, row[1], clausesShown);
     if (alsoRows.length) {
       var also = document.createElement("span");
       also.className = "also";

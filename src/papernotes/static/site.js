@@ -1,4 +1,4 @@
-// Theme toggle (remembered in localStorage); works offline, no dependencies.
+// Theme toggle (remembered in localStorage) and keyboard access to boxes that scroll; works offline, no dependencies.
 (function () {
   var root = document.documentElement;
   var button = document.querySelector(".theme-toggle");
@@ -9,4 +9,30 @@
     root.dataset.theme = dark ? "light" : "dark";
     try { localStorage.setItem("pn-theme", root.dataset.theme); } catch (e) { /* private mode */ }
   });
+})();
+
+// A box that scrolls sideways (a wide table, code, a long formula: on a phone, most of them) gets a tab
+// stop and a name, so that a keyboard can scroll it too. Checked again once math.js has rendered the
+// formulas (they are wider than their TeX) and when the window changes size.
+(function () {
+  var script = document.currentScript;
+  var label = (script && script.getAttribute("data-scroll-label")) || "";
+  function mark() {
+    var boxes = document.querySelectorAll(".table-wrap, pre, .math-display");
+    for (var i = 0; i < boxes.length; i++) {
+      var box = boxes[i];
+      if (box.hasAttribute("tabindex") || box.scrollWidth <= box.clientWidth + 1) continue;
+      box.tabIndex = 0;
+      box.setAttribute("role", "group");  // named, yet not a landmark: a page may have many of them
+      if (label) box.setAttribute("aria-label", label);
+    }
+  }
+  var pending = 0;
+  function later() {
+    clearTimeout(pending);
+    pending = setTimeout(mark, 150);
+  }
+  mark();
+  document.addEventListener("papernotes:math", mark);
+  window.addEventListener("resize", later);
 })();

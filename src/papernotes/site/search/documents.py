@@ -10,7 +10,9 @@ arXiv id or same normalised title).
 """
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +23,10 @@ from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
 CHUNK = 8
 """Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
 SUMMARY_CHARS = 280
-VERSION = 2
+VERSION = 3
+
+_MATH = re.compile(r'<span class="math math-(?:inline|display)">\\[(\[](.*?)\\[)\]]</span>', re.S)
+_TAG = re.compile(r"<[^>]*>")
 
 Facets = dict[str, Any]
 """``docs``, ``venues`` ``[[id, label, year]]``, ``domains`` ``[[slug, label]]``, ``cells``
@@ -40,12 +45,43 @@ def document_files(docs: Sequence[Entry], dups: Sequence[Sequence[int]] = ()) ->
     for k in range(0, len(docs), CHUNK):
         rows: list[list[object]] = []
         for i, e in enumerate(docs[k:k + CHUNK], k):
-            summary = plain(e.note.summary)
-            if len(summary) > SUMMARY_CHARS:
-                summary = summary[:SUMMARY_CHARS - 1].rstrip() + "…"
-            rows.append([plain(e.note.title), summary, e.url, *([others[i]] if i in others else [])])
+            note = e.note
+            rows.append([shown(note.title_html, note.title), shown(note.summary_html, note.summary, SUMMARY_CHARS),
+                         e.url, *([others[i]] if i in others else [])])
         out[f"search/d/{k // CHUNK}.json"] = json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode()
     return out
+
+
+def shown(fragment: str, source: str, limit: int = 0) -> str | list[str]:
+    """What a result shows of a title or summary: the text of its HTML as the listing pages show it, or, when
+    it holds formulas, ``[text, TeX, text, TeX, …, text]`` (the page renders the TeX with KaTeX and puts the
+    rest in text nodes); cut after ``limit`` characters when ``limit`` is set. ``source`` (Markdown) serves
+    when there is no HTML."""
+    if not fragment:
+        parts = [plain(source)]
+    else:
+        parts = []
+        at = 0
+        for m in _MATH.finditer(fragment):
+            parts += (html.unescape(_TAG.sub("", fragment[at:m.start()])), html.unescape(_TAG.sub("", m.group(1))))
+            at = m.end()
+        parts.append(html.unescape(_TAG.sub("", fragment[at:])))
+    if limit and sum(map(len, parts)) > limit:
+        kept: list[str] = []
+        room = limit - 1
+        for k, part in enumerate(parts):
+            if len(part) <= room:
+                kept.append(part)
+                room -= len(part)
+                continue
+            if k % 2 == 0:  # a formula is shown whole or not at all
+                kept.append(part[:room].rstrip())
+            break
+        kept[-1] = kept[-1].rstrip() + "…"
+        parts = kept
+    parts[0] = parts[0].lstrip()
+    parts[-1] = parts[-1].rstrip()
+    return parts[0] if len(parts) == 1 else parts
 
 
 def facets(docs: Sequence[Entry], lang: str) -> Facets:
