@@ -24,7 +24,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-14"
+SCHEMA_VERSION = f"{__version__}-15"  # 15: an unknown front-matter key is a warning (cached parse diagnostics)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
