@@ -142,9 +142,11 @@ def test_typos_are_errors_with_did_you_mean(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert error_lines(result.stderr) == [
         "ICLR2024/optimization/a.md:3: error: unknown venue `ICRL2024`; did you mean `ICLR2024` or `ICML2024` or "
-        "`ICRA2024`? (a new series goes in a venues file named under [taxonomy] in papernotes.toml)",
-        "ICLR2024/optimization/b.md:4: error: unknown domain `optimisation`; did you mean `optimization`? (a new "
-        "domain goes in a domains file named under [taxonomy] in papernotes.toml)",
+        "`ICRA2024`? (`papernotes taxonomy venues` lists them; a new series goes in a venues file named under "
+        "[taxonomy] in papernotes.toml)",
+        "ICLR2024/optimization/b.md:4: error: unknown domain `optimisation`; did you mean `optimization`? "
+        "(`papernotes taxonomy domains` lists them; a new domain goes in a domains file named under [taxonomy] in "
+        "papernotes.toml)",
         "ICLR2024/optimization/c.md:1: error: missing required field `venue`",
     ]
     assert ("ICLR2024/optimization/c.md:3: warning: unknown key `vnue`; did you mean `venue`? (kept for templates "
@@ -161,10 +163,10 @@ def test_new_refuses_typos_and_writes_nothing(tmp_path: Path) -> None:
                                  "optimisation"])
     assert result.exit_code == 2 and result.stdout == ""
     assert error_lines(result.stderr) == [
-        "error: unknown venue `ICRL2024`; did you mean `ICLR2024` or `ICML2024` or `ICRA2024`? (a new series goes "
-        "in a venues file named under [taxonomy] in papernotes.toml)",
-        "error: unknown domain `optimisation`; did you mean `optimization`? (a new domain goes in a domains file "
-        "named under [taxonomy] in papernotes.toml)"]
+        "error: unknown venue `ICRL2024`; did you mean `ICLR2024` or `ICML2024` or `ICRA2024`? (`papernotes "
+        "taxonomy venues` lists them; a new series goes in a venues file named under [taxonomy] in papernotes.toml)",
+        "error: unknown domain `optimisation`; did you mean `optimization`? (`papernotes taxonomy domains` lists "
+        "them; a new domain goes in a domains file named under [taxonomy] in papernotes.toml)"]
     assert not corpus.exists()
     fine = runner.invoke(app, ["new", str(corpus), "--title", "T", "--venue", "ICLR2031", "--domain", "optimization"])
     assert fine.exit_code == 0 and (corpus / "ICLR2031/optimization/t.md").is_file()
