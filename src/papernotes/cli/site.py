@@ -5,6 +5,8 @@ modules are imported inside the commands so ``papernotes --help`` stays instant.
 """
 from __future__ import annotations
 
+import errno
+import socket
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -49,6 +51,9 @@ def serve(
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)
+    if port and not can_listen(port):  # before the build, which would be for nothing
+        error(f"cannot listen on 127.0.0.1:{port}: {busy(port)}")
+        raise typer.Exit(1)
 
     def on_build(result) -> None:  # type: ignore[no-untyped-def]
         report(result.diagnostics, warning_limit=20)
@@ -63,7 +68,7 @@ def serve(
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:
-        error(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}")
+        error(f"cannot listen on 127.0.0.1:{port}: {busy(port) if exc.errno == errno.EADDRINUSE else exc.strerror}")
         raise typer.Exit(1) from None
     if server.last_result is None:
         server.server_close()
@@ -74,6 +79,23 @@ def serve(
         wait_forever()
     except KeyboardInterrupt:
         server.stop()
+
+
+def can_listen(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:``port`` now (bound as ``http.server`` binds, then let go)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def busy(port: int) -> str:
+    """``port`` is taken: say so, with the next free port to try."""
+    free = next((p for p in range(port + 1, min(port + 100, 65536)) if can_listen(p)), None)
+    return f"port {port} is in use; try --port {free if free else '0'} (--port 0 picks any free port)"
 
 
 @app.command()
