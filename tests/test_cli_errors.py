@@ -88,7 +88,7 @@ def test_piped_output_keeps_long_paths_on_one_line(tmp_path: Path) -> None:
     out = tmp_path / ("another-long-output-folder-" * 5) / "site"
     result = runner.invoke(app, ["build", str(corpus), "-o", str(out)])  # not a terminal: nothing is wrapped
     assert result.exit_code == 0, result.output
-    assert "47 notes → " in result.stdout and f" pages in {out} (" in result.stdout
+    assert "47 notes (20 translations) → " in result.stdout and f" pages in {out} (" in result.stdout
     missing = runner.invoke(app, ["check", str(corpus / "nowhere" / ("x" * 150))])
     assert error_lines(missing.stderr) == [f"error: {corpus / 'nowhere' / ('x' * 150)}: corpus directory not found"]
 

@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 
 from papernotes.cli.common import CorpusArg, app, fail, out
-from papernotes.cli.output import error, report
+from papernotes.cli.output import error, notes_counted, report
 from papernotes.errors import PapernotesError
 
 
@@ -120,14 +120,14 @@ def check(
     options = CheckOptions(formulas=not no_formulas, classifier=not no_classifier,
                            misfile_threshold=threshold, site=site, grounding=grounding)
     try:
-        diagnostics, count = check_corpus(corpus, options)
+        diagnostics, checked = check_corpus(corpus, options)
     except PapernotesError as exc:
         raise fail(exc) from None
     errors = sum(d.is_error for d in diagnostics)
     if as_json:
         rows = [{"path": d.path, "line": d.line, "severity": d.severity.value, "code": d.code, "message": d.message}
                 for d in diagnostics]
-        payload = {"notes": count, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
+        payload = {"notes": checked.notes, "translations": checked.translations, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
         if grounding:
             payload["grounding"] = _grounding_summary(corpus)
         out.print_json(json.dumps(payload, ensure_ascii=False))
@@ -137,7 +137,7 @@ def check(
             out.print(f"grounding: {summary['checked_notes']} note(s) checked against their paper, "
                       f"{summary['unsupported']} of {summary['numbers']} number(s) not in the paper; "
                       f"{summary['skipped']} note(s) without a PDF skipped, {len(summary['unreadable'])} PDF(s) unreadable")
-        out.print(f"{count} notes checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
+        out.print(f"{notes_counted(*checked)} checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
     if errors:
         raise typer.Exit(1)
 
