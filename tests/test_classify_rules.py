@@ -21,10 +21,10 @@ from papernotes.taxonomy import load_taxonomy
 runner = CliRunner()
 BIB = r"""
 @inproceedings{fed,
-  title = {Communication-Efficient FedAvg under Client Drift},
+  title = {Taming Client Drift in FedAvg},
   booktitle = {International Conference on Machine Learning},
   year = {2024},
-  abstract = {Federated learning trains a model across many clients. We study FedAvg on non-IID data and bound its client drift.}
+  abstract = {Federated learning trains a model across many clients. We study FedAvg on non-IID data and bound its client drift with few communication rounds.}
 }
 @inproceedings{quant,
   title = {Low-Bit Quantization of Vision Transformers},
@@ -39,7 +39,7 @@ BIB = r"""
   abstract = {We take a long look at several questions and offer a few answers.}
 }
 """
-FED = "ICML2024/communication_efficient_fedavg_under_client_drift.md"
+FED = "ICML2024/taming_client_drift_in_fedavg.md"
 QUANT = "ICML2024/low_bit_quantization_of_vision_transformers.md"
 VAGUE = "ICML2024/on_the_nature_of_things.md"
 
