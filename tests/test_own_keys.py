@@ -73,3 +73,11 @@ def test_a_note_with_a_key_of_its_own_is_published_and_its_theme_shows_it(tmp_pa
 
     strict = runner.invoke(app, ["check", str(corpus), "--no-formulas", "--no-classifier"])
     assert strict.exit_code == 0 and "2 warning(s)" in strict.stdout
+
+
+def test_quoted_and_numeric_keys_are_reported_at_their_line_and_kept() -> None:
+    text = "---\ntitle: T\nvenue: ICML2024\ndomain: optimization\n2024: year\n\"cover image\": a.png\n'封面': b.png\n---\n"
+    note, problems = parse_note("a.md", text)
+    assert note is not None and note.extra == {2024: "year", "cover image": "a.png", "封面": "b.png"}
+    assert [(p.line, p.message.split(" (")[0]) for p in problems] == [
+        (5, "unknown key `2024`"), (6, "unknown key `cover image`"), (7, "unknown key `封面`")]
