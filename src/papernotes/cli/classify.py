@@ -138,8 +138,9 @@ def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig,
     targets = [n for n in notes if not n.domain]
     if not targets:
         return [], []
-    settings = LLMSettings.resolve(config.llm, corpus, offline="or give notes their `domain:` by hand: "
-                                   "the learned classifier (the default engine) needs 20 of them")
+    settings = LLMSettings.resolve(config.llm, corpus, offline="or classify offline without `--engine`: the "
+                                   "taxonomy's rules file the clear cases until 20 notes have a domain, then the "
+                                   "learned classifier")
     with progress_bar(err) as progress:
         result = classify_with_llm(corpus, targets, taxonomy, settings, progress)
     failures = [diagnostic(note.path, note.field_lines.get("domain", 0), f"not classified: {why}", "classify-failed")
