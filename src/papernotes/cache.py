@@ -119,8 +119,8 @@ class Published:
     """The parse cache's generation (``BuildCache.save_notes``) the site was built from: a note file can differ
     from what the site shows only if it was saved or removed since, or unpublished (``unpublish``)."""
     translations: int = 0
-    """Translations the other editions show in place of their original (counted apart from ``notes``: a note and
-    its translation are one note); 0 on a one-language site."""
+    """Translations the site's editions show in place of their original (counted apart from ``notes``: a note and
+    its translations are one note); 0 on a one-language site."""
 
 
 @dataclass(frozen=True, slots=True)

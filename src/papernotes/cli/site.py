@@ -58,7 +58,8 @@ def serve(
     def on_build(result) -> None:  # type: ignore[no-untyped-def]
         report(result.diagnostics, warning_limit=20)
         if not result.up_to_date:
-            out.print(f"built {result.notes} notes ({result.rendered} page(s)) in {result.seconds:.2f}s")
+            out.print(f"built {notes_counted(result.notes, result.translations)} ({result.rendered} page(s)) in "
+                      f"{result.seconds:.2f}s")
 
     def on_error(exc: Exception) -> None:
         error(str(exc))

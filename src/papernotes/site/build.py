@@ -50,7 +50,7 @@ class BuildResult:
     out: Path
     notes: int = 0
     translations: int = 0
-    """Translations published in the other editions (a note and its translation are one of ``notes``)."""
+    """Translations the editions show in place of their original (a note and its translations are one of ``notes``)."""
     pages: int = 0
     rendered: int = 0
     removed: int = 0
