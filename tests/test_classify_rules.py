@@ -6,6 +6,7 @@ names. ``--apply`` files the first two, lists the third for review, and exits 0.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +65,7 @@ def test_the_rules_file_the_clear_stubs_and_list_the_rest(tmp_path: Path) -> Non
     assert "too few labelled notes to learn from: 0 note(s) with a domain" in listing.stderr
     assert "the taxonomy's rules decide the clear cases" in listing.stderr
     assert f"{FED}: no domain, predicted federated_learning (p=" in listing.stdout
-    assert f"{VAGUE}: no domain, no rule of the taxonomy matches it (p=0.00); below --min-confidence" in listing.stdout
+    assert f"{VAGUE}: no domain, no rule of the taxonomy matches it: review it\n" in listing.stdout
     assert "3 without a domain (2 at p ≥ 0.80" in listing.stdout
 
     result = runner.invoke(app, ["classify", str(corpus), "--apply"], terminal_width=200)
@@ -72,8 +73,8 @@ def test_the_rules_file_the_clear_stubs_and_list_the_rest(tmp_path: Path) -> Non
     assert domain_of(corpus / FED) == "federated_learning"
     assert domain_of(corpus / QUANT) == "model_compression"
     assert domain_of(corpus / VAGUE) is None
-    assert f"{VAGUE}: not written: no rule of the taxonomy matches it (p=0.00) is below --min-confidence 0.80; " \
-           "review it and set `domain:` by hand (`papernotes taxonomy domains` lists them" in result.stdout
+    assert f"{VAGUE}: not written: no rule of the taxonomy matches it; review it and set `domain:` by hand " \
+           "(`papernotes taxonomy domains` lists them; `--engine openai` asks a language model)" in result.stdout
     assert "2 note(s) given a domain, 1 left for review" in result.stdout
 
 
@@ -114,3 +115,14 @@ def test_day_one_needs_no_scikit_learn() -> None:
             "from papernotes.classify.by_rules import predict_by_rules\n"
             "import papernotes.cli.classify")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_docs_show_what_day_one_prints(tmp_path: Path) -> None:
+    """docs/classify.md's day-one example is this file's three stubs, printed as the command prints them."""
+    doc = (Path(__file__).parents[1] / "docs" / "classify.md").read_text(encoding="utf-8")
+    block = re.search(r"```console\n\$ papernotes classify notes/ --apply\n(.*?)```", doc, re.S)
+    assert block is not None, "docs/classify.md lost its day-one example"
+    corpus = ingested(tmp_path)
+    result = runner.invoke(app, ["classify", str(corpus), "--apply"], terminal_width=400)
+    assert result.exit_code == 0
+    assert block[1].splitlines() == (result.stderr + result.stdout).splitlines()

@@ -173,8 +173,10 @@ def _print_applied(applied: Applied, min_confidence: float, as_json: bool) -> No
     for p in applied.written:
         out.print(f"{escape(p.path)}: domain: {p.predicted} (p={p.probability:.2f})")
     for p in applied.review:
-        out.print(f"{escape(p.path)}: not written: {_guess(p)} is below --min-confidence {min_confidence:.2f}; "
-                  f"review it and set `domain:` by hand{HOW_TO_REVIEW if p.source == 'rules' else ''}")
+        why = (f"{_guess(p)} is below --min-confidence {min_confidence:.2f}" if p.top
+               else "no rule of the taxonomy matches it")
+        out.print(f"{escape(p.path)}: not written: {why}; review it and set `domain:` by hand"
+                  f"{HOW_TO_REVIEW if p.source == 'rules' else ''}")
     review = f", {len(applied.review)} left for review" if applied.review else ""
     out.print(f"{len(applied.written)} note(s) given a domain{review}")
 
@@ -185,7 +187,7 @@ HOW_TO_REVIEW = " (`papernotes taxonomy domains` lists them; `--engine openai` a
 def _guess(p: Prediction) -> str:
     """What the classifier thinks of a note: its best domain, or that no rule matches."""
     if not p.top:
-        return "no rule of the taxonomy matches it (p=0.00)"
+        return "no rule of the taxonomy matches it"
     return f"predicted {p.predicted} (p={p.probability:.2f}{_also(p)})"
 
 
@@ -197,7 +199,8 @@ def _print_summary(predictions: list[Prediction], threshold: float, min_confiden
         out.print(f"{escape(p.path)}:{p.line}: filed under {p.domain}, predicted {p.predicted} "
                   f"(p={p.probability:.2f}{_also(p)})")
     for p in missing:
-        review = f"; below --min-confidence {min_confidence:.2f}: review it" if p.probability < min_confidence else ""
+        review = ("" if p.top and p.probability >= min_confidence else
+                  f"; below --min-confidence {min_confidence:.2f}: review it" if p.top else ": review it")
         out.print(f"{escape(p.path)}: no domain, {_guess(p)}{review}")
     sure = sum(bool(p.top) and p.probability >= min_confidence for p in missing)
     filing = (f"{len(missing)} without a domain ({sure} at p ≥ {min_confidence:.2f}: `classify --apply` writes "
