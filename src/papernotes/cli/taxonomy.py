@@ -73,7 +73,7 @@ def taxonomy(
 ) -> None:
     """List the venues, domains and topics a note may use: slug, icon, Chinese and English names.
 
-    The site's taxonomy: the shipped one with the files papernotes.toml names under [taxonomy] (of the corpus given by --corpus, default the current directory).
+    The site's taxonomy: the shipped one with the files named in the taxonomy table of papernotes.toml (in the corpus given by --corpus, default the current directory).
     """
     from papernotes.config import load_config, load_site_taxonomy
 
