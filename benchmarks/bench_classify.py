@@ -10,7 +10,10 @@ into a temporary corpus; its folders are the labels. Two measurements:
    threshold, the share of notes whose top probability reaches it (coverage) and
    how many of those agree with the reference's label (accuracy of what
    ``--apply --min-confidence T`` would write).
-2. **Labelled notes needed**: N notes drawn at random keep their label, every
+2. **Rules alone** (what ``classify`` does with fewer than 20 labelled notes,
+   ``classify.by_rules``): every note's label hidden, the same coverage and
+   accuracy by threshold.
+3. **Labelled notes needed**: N notes drawn at random keep their label, every
    other note loses it; the notes without a label are predicted as ``classify``
    predicts them (a model trained on the N). Reported per N: accuracy of all
    predictions, and coverage and accuracy at the default threshold. Mean over
@@ -30,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from papernotes.cache import BuildCache
+from papernotes.classify.by_rules import predict_by_rules
 from papernotes.classify.learned import predict
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import load_corpus
@@ -70,6 +74,17 @@ def main() -> None:
         rows.append({"threshold": t, "coverage": round(coverage, 3), "notes": kept, "accuracy": round(accuracy, 3)})
         print(f"{t:9.2f}  {coverage:8.3f}  {kept:5d}  {accuracy:.3f}")
     report["confidence"] = rows
+
+    by_rules = predict_by_rules([replace(n, domain="") for n in notes], taxonomy)
+    print("\nrules alone (every label hidden)\nthreshold  coverage  notes  accuracy of the notes at or above it")
+    rows = []
+    for t in THRESHOLDS:
+        coverage, accuracy, kept = _at([p for p in by_rules if p.top], [t_ for p, t_ in zip(by_rules, truth) if p.top],
+                                       t)
+        coverage *= sum(bool(p.top) for p in by_rules) / max(1, len(notes))  # of all notes, not of those matched
+        rows.append({"threshold": t, "coverage": round(coverage, 3), "notes": kept, "accuracy": round(accuracy, 3)})
+        print(f"{t:9.2f}  {coverage:8.3f}  {kept:5d}  {accuracy:.3f}")
+    report["rules"] = rows
 
     print(f"\nlabelled  accuracy (all)  coverage@{args.default}  accuracy@{args.default}   (mean of {args.seeds} draws)")
     curve = []

@@ -209,7 +209,7 @@ def test_no_model_configured_says_where_and_what_else(tmp_path: Path) -> None:
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("error") == 1 and result.stderr.startswith("error: no language model configured")
     assert "papernotes.toml does not exist" in result.stderr and "PAPERNOTES_MODEL" in result.stderr
-    assert "by hand" in result.stderr
+    assert "classify offline without `--engine`: the taxonomy's rules file the clear cases" in result.stderr
 
 
 def test_evaluate_is_for_the_learned_classifier(tmp_path: Path) -> None:

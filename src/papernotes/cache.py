@@ -24,7 +24,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-14"
+SCHEMA_VERSION = f"{__version__}-15"  # 15: an unknown front-matter key is a warning (cached parse diagnostics)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -118,6 +118,9 @@ class Published:
     generation: int = 0
     """The parse cache's generation (``BuildCache.save_notes``) the site was built from: a note file can differ
     from what the site shows only if it was saved or removed since, or unpublished (``unpublish``)."""
+    translations: int = 0
+    """Translations the site's editions show in place of their original (counted apart from ``notes``: a note and
+    its translations are one note); 0 on a one-language site."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,8 +372,9 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, stamp, scan, problems, generation = marshal.loads(row[0])
-        return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems), generation)
+        salt, notes, pages, stamp, scan, problems, generation, translations = marshal.loads(row[0])
+        return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems), generation,
+                         translations)
 
     def published_urls(self, site: str) -> frozenset[str] | None:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it);
@@ -404,7 +408,7 @@ class BuildCache:
         ``settled``: every note file the cache holds is now published as it is, up to ``state.generation``
         (the notes ``unpublish`` set aside are forgotten)."""
         record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
-                                [encode_problem(d) for d in state.problems], state.generation))
+                                [encode_problem(d) for d in state.problems], state.generation, state.translations))
         with self.db:  # one transaction: the rows of every edition describe the same publication
             for key, rows in [(site, notes), *((edition_key(site, lang), e.notes) for lang, e in (editions or {}).items())]:
                 if replace:

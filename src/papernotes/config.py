@@ -18,7 +18,7 @@ from pydantic_core import PydanticCustomError
 
 from papernotes.errors import ConfigError, Diagnostic, error, toml_error_line
 from papernotes.layout import CACHE_DIR, CONFIG_NAME  # noqa: F401  (the config module names them too)
-from papernotes.taxonomy import Taxonomy, load_taxonomy
+from papernotes.taxonomy import Taxonomy, load_taxonomy, suggest
 
 
 class TaxonomyFiles(BaseModel):
@@ -159,6 +159,22 @@ def _line_for_key(text: str, loc: tuple[int | str, ...]) -> int:
     return text.count("\n", 0, m.start()) + 1 if m else 0
 
 
+def _meant(loc: tuple[int | str, ...]) -> str:
+    """For a key the schema does not have: the key of its table it is closest to, or the table it belongs in."""
+    model: type[BaseModel] = SiteConfig
+    for part in loc[:-1]:
+        annotation = model.model_fields[str(part)].annotation if str(part) in model.model_fields else None
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return ""
+        model = annotation
+    key = str(loc[-1])
+    if guesses := suggest(key, model.model_fields):
+        return "; did you mean " + " or ".join(f"`{g}`" for g in guesses) + "?"
+    tables = [name for name, info in model.model_fields.items() if isinstance(info.annotation, type)
+              and issubclass(info.annotation, BaseModel) and key in info.annotation.model_fields]
+    return f"; `{key}` is a key of the [{tables[0]}] table" if tables else ""
+
+
 def load_config(corpus: Path) -> tuple[SiteConfig, str]:
     """The corpus's config (defaults when the file is absent) and a fingerprint of its bytes."""
     path = corpus / CONFIG_NAME
@@ -178,7 +194,9 @@ def load_config(corpus: Path) -> tuple[SiteConfig, str]:
         problems: list[Diagnostic] = []
         for item in exc.errors():
             dotted = ".".join(str(p) for p in item["loc"])
-            problems.append(error(str(path), _line_for_key(text, item["loc"]), f"{dotted}: {item['msg']}", "config"))
+            hint = _meant(item["loc"]) if item["type"] == "extra_forbidden" else ""
+            problems.append(error(str(path), _line_for_key(text, item["loc"]), f"{dotted}: {item['msg']}{hint}",
+                                  "config"))
         raise ConfigError(problems) from exc
     return config, hashlib.sha256(text.encode()).hexdigest()[:16]
 

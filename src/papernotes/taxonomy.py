@@ -24,6 +24,10 @@ from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_er
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 _VENUE_PARTS = re.compile(r"^(?P<series>[A-Za-z][A-Za-z_.-]*?)[-_]?(?P<year>(?:19|20)\d{2})$")
+FIRST_YEAR, LAST_YEAR = 1900, 2099
+"""The years ``_VENUE_PARTS`` reads as a venue's year."""
+_TRAILING_NUMBER = re.compile(r"\d+$")
+_LISTED = "`papernotes taxonomy {kind}` lists them"
 DEFAULT_VENUE_ICON = "📄"
 DEFAULT_DOMAIN_ICON = "📂"
 
@@ -207,10 +211,18 @@ class Taxonomy:
             return None
         if not m:
             guesses = _did_you_mean(suggest(venue_id, sorted(self.venue_dates)))
-            return f"venue `{venue_id}` has no year: a venue is a series and a year such as ICLR2024{guesses}"
+            number = _TRAILING_NUMBER.search(venue_id)
+            if number is None:
+                return f"venue `{venue_id}` has no year: a venue is a series and a year such as ICLR2024{guesses}"
+            if len(number[0]) != 4:
+                return (f"venue `{venue_id}`: {number[0]} is not a year: a venue is a series and a four-digit year "
+                        f"such as ICLR2024{guesses}")
+            return (f"venue `{venue_id}`: year {number[0]} is implausible (expected {FIRST_YEAR}–{LAST_YEAR})"
+                    f"{guesses}")
         spellings = {f"{series}{m['year']}" for series in exact} | set(self.venue_dates)
         return (f"unknown venue `{venue_id}`{_did_you_mean(suggest(venue_id, sorted(spellings)))} "
-                "(a new series goes in a venues file named under [taxonomy] in papernotes.toml)")
+                f"({_LISTED.format(kind='venues')}; a new series goes in a venues file named under [taxonomy] in "
+                "papernotes.toml)")
 
     def domain_problem(self, slug: str) -> str | None:
         """Why ``slug`` is not a domain of this taxonomy (with the closest ones), or ``None`` when it is."""
@@ -222,7 +234,8 @@ class Taxonomy:
                 spellings.setdefault(text, d.slug)
         guesses = list(dict.fromkeys(spellings[t] for t in suggest(slug, spellings, limit=6)))
         return (f"unknown domain `{slug}`{_did_you_mean(guesses[:3])} "
-                "(a new domain goes in a domains file named under [taxonomy] in papernotes.toml)")
+                f"({_LISTED.format(kind='domains')}; a new domain goes in a domains file named under [taxonomy] in "
+                "papernotes.toml)")
 
     def domain(self, slug: str) -> Domain:
         found = self.domains.get(slug)

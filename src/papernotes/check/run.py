@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import NamedTuple
 
 from papernotes.cache import BuildCache
 from papernotes.check.site import site_problems
@@ -183,8 +184,17 @@ def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float
     return problems
 
 
-def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[list[Diagnostic], int]:
-    """All diagnostics for ``root`` and the number of notes checked."""
+class Checked(NamedTuple):
+    """What ``check`` read, counted as ``build`` counts: a note and its translations are one note."""
+
+    notes: int
+    """Originals (``foo.md``)."""
+    translations: int
+    """Translations (``foo.en.md``), not among ``notes``."""
+
+
+def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[list[Diagnostic], Checked]:
+    """All diagnostics for ``root`` and how many notes (and translations) were checked."""
     root = root.resolve()
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
@@ -213,4 +223,5 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
 
         diagnostics.extend(ground_corpus(root, notes).diagnostics)
     diagnostics.sort(key=lambda d: (d.path, d.line, d.code))
-    return diagnostics, len(notes)
+    translated = sum(n.translation_of is not None for n in notes)
+    return diagnostics, Checked(len(notes) - translated, translated)

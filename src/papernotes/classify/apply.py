@@ -42,7 +42,7 @@ def apply_domains(root: Path, notes: Sequence[Note], predictions: Sequence[Predi
         note = by_path.get(p.path)
         if note is None or note.domain:
             continue
-        if p.probability < min_confidence:
+        if not p.top or p.probability < min_confidence:  # no domain to write, or not sure enough
             review.append(p)
             continue
         why = _write(root, note, p.predicted)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from papernotes.classify.prediction import MISFILE_THRESHOLD, Prediction, too_few_labels
+from papernotes.classify.prediction import MISFILE_THRESHOLD, SECONDARY_MIN, Prediction, too_few_labels
 from papernotes.classify.rules import note_topics, rule_domain_scores
 from papernotes.corpus.model import Note
 from papernotes.extras import MissingExtraError, available, missing_message
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
 if not available("sklearn"):  # lets callers treat the classifier as optional
     raise MissingExtraError(missing_message("sklearn", "the learned classifier"))
 
-SECONDARY_MIN = 0.2
-"""A second domain is named when the model gives it at least this probability."""
 FALLBACK_DOMAIN = "others"
 
 _LATIN = re.compile(r"[a-z0-9][a-z0-9\-+]*[a-z0-9]|[a-z]")

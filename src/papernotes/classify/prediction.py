@@ -21,6 +21,8 @@ MISFILE_THRESHOLD = 0.8
 MIN_CONFIDENCE = 0.8
 """Default of ``classify --apply --min-confidence``: 85% of the reference corpus's cross-fitted predictions at or
 above it agree with its labels, against 57% of all of them (docs/classify.md, ``benchmarks/bench_classify.py``)."""
+SECONDARY_MIN = 0.2
+"""A second domain is named when a classifier gives it at least this probability."""
 MIN_LABELLED = 20
 """Labelled notes the learned classifier needs before it predicts anything."""
 MIN_DOMAINS = 2
@@ -38,7 +40,8 @@ class Prediction:
     domain: str
     """Current domain; ``""`` when the note has none."""
     top: tuple[tuple[str, float], ...]
-    """The most probable domains with their probabilities (the learned model: three), best first."""
+    """The most probable domains with their probabilities (the learned model: three), best first; empty when
+    the rules decide and none matches."""
     secondary: str | None
     """Second domain when it is likely enough to name."""
     topics: tuple[str, ...]
@@ -51,11 +54,12 @@ class Prediction:
 
     @property
     def predicted(self) -> str:
-        return self.top[0][0]
+        """The most probable domain; ``""`` when the classifier has none to offer (no rule matches)."""
+        return self.top[0][0] if self.top else ""
 
     @property
     def probability(self) -> float:
-        return self.top[0][1]
+        return self.top[0][1] if self.top else 0.0
 
     def misfiled(self, threshold: float = MISFILE_THRESHOLD) -> bool:
         """Filed under a domain, and the classifier prefers another with at least ``threshold``."""
@@ -66,15 +70,14 @@ def too_few_labels(notes: Sequence[Note]) -> str | None:
     """Why the learned classifier cannot be trusted on ``notes``, or ``None`` when it can.
 
     Below ``MIN_LABELLED`` labelled notes in ``MIN_DOMAINS`` domains its
-    probabilities come from the taxonomy's keyword rules and a fallback domain,
-    not from anything learned (a note no rule matches would get ``others`` at
-    p=1.00), so it says nothing instead of guessing.
+    probabilities would come from the taxonomy's keyword rules and a fallback
+    domain, not from anything learned (a note no rule matches would get
+    ``others`` at p=1.00); ``classify`` then lets the rules alone decide
+    (``classify.by_rules``), with confidences that say how clear each case is.
     """
     counts = Counter(n.domain for n in notes if n.domain)
     labelled = sum(counts.values())
     if labelled >= MIN_LABELLED and len(counts) >= MIN_DOMAINS:
         return None
     return (f"too few labelled notes to learn from: {labelled} note(s) with a domain, in {len(counts)} domain(s); "
-            f"the learned classifier needs at least {MIN_LABELLED} in {MIN_DOMAINS} domains. Give some notes "
-            "their `domain:` by hand, or let a language model choose among the taxonomy's domains "
-            "(`--engine openai`, set up in the [llm] table of papernotes.toml)")
+            f"the learned classifier joins at {MIN_LABELLED} in {MIN_DOMAINS} domains")

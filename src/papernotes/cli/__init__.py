@@ -11,7 +11,7 @@ from typing import Any
 
 
 def _registered() -> Any:
-    from papernotes.cli import classify, intake, translate, migrate, site, publish  # noqa: F401,I001  (pipeline order)
+    from papernotes.cli import classify, intake, translate, migrate, site, publish, taxonomy  # noqa: F401,I001  (pipeline order)
     from papernotes.cli.common import app
 
     return app

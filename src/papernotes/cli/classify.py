@@ -1,7 +1,8 @@
 """CLI for the classify stage: ``papernotes classify CORPUS [--engine learned|openai] [--json | --apply | --evaluate]``.
 
 Thin: loads the corpus and taxonomy, asks an engine for predictions (the
-learned classifier, ``classify.learned``, or a language model choosing among
+learned classifier, ``classify.learned`` — the taxonomy's rules, ``classify.by_rules``, while there are too
+few labelled notes — or a language model choosing among
 the taxonomy's domains, ``classify.llm``) and prints them or applies them with
 ``classify.apply`` (the only write: ``domain:`` into notes that have none, when
 the prediction reaches ``--min-confidence``; the rest is listed for review).
@@ -39,7 +40,8 @@ def classify(
                                            file_okay=False)],
     engine: Annotated[str, typer.Option(
         metavar="|".join(ENGINES),
-        help="learned: a model trained on the corpus's own labelled notes (offline; needs at least 20 of them); "
+        help="learned: a model trained on the corpus's own labelled notes (offline; with fewer than 20 of them "
+             "the taxonomy's rules decide the clear cases); "
              "openai: a language model chooses among the taxonomy's domains for each note without one (the llm "
              "table of papernotes.toml, as for draft).")] = "learned",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (one object per note; with --evaluate "
@@ -60,7 +62,7 @@ def classify(
 ) -> None:
     """Predict each note's domain and topics, and find misfiled notes.
 
-    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) it predicts nothing and says so. openai: one request per note without a domain. Exit status 1 when nothing could be predicted or a note could not be classified.
+    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) the taxonomy's rules alone predict the notes without a domain, each with a confidence (how many distinct rule phrases of one domain the title, keywords, summary and abstract hold, less those of other domains); notes no rule matches are listed for review. openai: one request per note without a domain. Exit status 1 when nothing could be predicted or a note could not be classified.
     """
     from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
@@ -109,6 +111,11 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
     from papernotes.classify.prediction import too_few_labels
     from papernotes.extras import MissingExtraError, available, missing_message
 
+    if not evaluate and notes and (reason := too_few_labels(notes)) is not None:  # day one: no extra needed
+        from papernotes.classify.by_rules import predict_by_rules
+
+        err.print(f"{reason}; until then the taxonomy's rules decide the clear cases", highlight=False)
+        return predict_by_rules(notes, taxonomy)
     if not available("sklearn"):  # the learned classifier is an extra
         raise MissingExtraError(missing_message("sklearn", "papernotes classify"))
     from papernotes.classify import learned
@@ -117,9 +124,6 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
     if evaluate:
         _print_evaluation(learned.evaluate(notes, taxonomy, settings), as_json)
         return None
-    if notes and (reason := too_few_labels(notes)) is not None:
-        error(reason)
-        raise typer.Exit(1)
     return learned.predict(notes, taxonomy, settings)
 
 
@@ -134,8 +138,9 @@ def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig,
     targets = [n for n in notes if not n.domain]
     if not targets:
         return [], []
-    settings = LLMSettings.resolve(config.llm, corpus, offline="or give notes their `domain:` by hand: "
-                                   "the learned classifier (the default engine) needs 20 of them")
+    settings = LLMSettings.resolve(config.llm, corpus, offline="or classify offline without `--engine`: the "
+                                   "taxonomy's rules file the clear cases until 20 notes have a domain, then the "
+                                   "learned classifier")
     with progress_bar(err) as progress:
         result = classify_with_llm(corpus, targets, taxonomy, settings, progress)
     failures = [diagnostic(note.path, note.field_lines.get("domain", 0), f"not classified: {why}", "classify-failed")
@@ -168,10 +173,22 @@ def _print_applied(applied: Applied, min_confidence: float, as_json: bool) -> No
     for p in applied.written:
         out.print(f"{escape(p.path)}: domain: {p.predicted} (p={p.probability:.2f})")
     for p in applied.review:
-        out.print(f"{escape(p.path)}: not written: predicted {p.predicted} (p={p.probability:.2f}{_also(p)}) "
-                  f"is below --min-confidence {min_confidence:.2f}; review it and set `domain:` by hand")
+        why = (f"{_guess(p)} is below --min-confidence {min_confidence:.2f}" if p.top
+               else "no rule of the taxonomy matches it")
+        out.print(f"{escape(p.path)}: not written: {why}; review it and set `domain:` by hand"
+                  f"{HOW_TO_REVIEW if p.source == 'rules' else ''}")
     review = f", {len(applied.review)} left for review" if applied.review else ""
     out.print(f"{len(applied.written)} note(s) given a domain{review}")
+
+
+HOW_TO_REVIEW = " (`papernotes taxonomy domains` lists them; `--engine openai` asks a language model)"
+
+
+def _guess(p: Prediction) -> str:
+    """What the classifier thinks of a note: its best domain, or that no rule matches."""
+    if not p.top:
+        return "no rule of the taxonomy matches it"
+    return f"predicted {p.predicted} (p={p.probability:.2f}{_also(p)})"
 
 
 def _print_summary(predictions: list[Prediction], threshold: float, min_confidence: float) -> None:
@@ -182,9 +199,10 @@ def _print_summary(predictions: list[Prediction], threshold: float, min_confiden
         out.print(f"{escape(p.path)}:{p.line}: filed under {p.domain}, predicted {p.predicted} "
                   f"(p={p.probability:.2f}{_also(p)})")
     for p in missing:
-        review = f"; below --min-confidence {min_confidence:.2f}: review it" if p.probability < min_confidence else ""
-        out.print(f"{escape(p.path)}: no domain, predicted {p.predicted} (p={p.probability:.2f}{_also(p)}){review}")
-    sure = sum(p.probability >= min_confidence for p in missing)
+        review = ("" if p.top and p.probability >= min_confidence else
+                  f"; below --min-confidence {min_confidence:.2f}: review it" if p.top else ": review it")
+        out.print(f"{escape(p.path)}: no domain, {_guess(p)}{review}")
+    sure = sum(bool(p.top) and p.probability >= min_confidence for p in missing)
     filing = (f"{len(missing)} without a domain ({sure} at p ≥ {min_confidence:.2f}: `classify --apply` writes "
               f"them; {len(missing) - sure} to review)") if missing else "none without a domain"
     misfiles = f"{len(misfiled)} suspected misfile(s) at p ≥ {threshold:g}, " if any(p.domain for p in predictions) else ""

@@ -17,6 +17,11 @@ from papernotes.errors import Diagnostic, PapernotesError
 RED, YELLOW = 31, 33
 
 
+def notes_counted(notes: int, translations: int) -> str:
+    """``47 notes (20 translations)``: how ``build`` and ``check`` count, a note and its translations being one."""
+    return f"{notes} notes ({translations} translations)" if translations else f"{notes} notes"
+
+
 def coloured(stream: TextIO) -> bool:
     """Whether to colour what goes to ``stream``: ``NO_COLOR`` says no, ``FORCE_COLOR`` yes, else a terminal."""
     if os.environ.get("NO_COLOR"):

@@ -5,6 +5,8 @@ modules are imported inside the commands so ``papernotes --help`` stays instant.
 """
 from __future__ import annotations
 
+import errno
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -12,7 +14,7 @@ from typing import Annotated, Optional
 import typer
 
 from papernotes.cli.common import CorpusArg, app, fail, out
-from papernotes.cli.output import error, report
+from papernotes.cli.output import error, notes_counted, report
 from papernotes.errors import PapernotesError
 
 
@@ -53,11 +55,15 @@ def serve(
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)
+    if port and not can_listen(port):  # before the build, which would be for nothing
+        error(f"cannot listen on 127.0.0.1:{port}: {busy(port)}")
+        raise typer.Exit(1)
 
     def on_build(result) -> None:  # type: ignore[no-untyped-def]
         report(result.diagnostics, warning_limit=20)
         if not result.up_to_date:
-            out.print(f"built {result.notes} notes ({result.rendered} page(s)) in {result.seconds:.2f}s")
+            out.print(f"built {notes_counted(result.notes, result.translations)} ({result.rendered} page(s)) in "
+                      f"{result.seconds:.2f}s")
 
     def on_error(exc: Exception) -> None:
         error(str(exc))
@@ -67,7 +73,7 @@ def serve(
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:
-        error(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}")
+        error(f"cannot listen on 127.0.0.1:{port}: {busy(port) if exc.errno == errno.EADDRINUSE else exc.strerror}")
         raise typer.Exit(1) from None
     if server.last_result is None:
         server.server_close()
@@ -78,6 +84,23 @@ def serve(
         wait_forever()
     except KeyboardInterrupt:
         server.stop()
+
+
+def can_listen(port: int) -> bool:
+    """Whether a server could listen on 127.0.0.1:``port`` now (bound as ``http.server`` binds, then let go)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def busy(port: int) -> str:
+    """``port`` is taken: say so, with the next free port to try."""
+    free = next((p for p in range(port + 1, min(port + 100, 65536)) if can_listen(p)), None)
+    return f"port {port} is in use; try --port {free if free else '0'} (--port 0 picks any free port)"
 
 
 @app.command()
@@ -102,14 +125,14 @@ def check(
     options = CheckOptions(formulas=not no_formulas, classifier=not no_classifier,
                            misfile_threshold=threshold, site=site, grounding=grounding)
     try:
-        diagnostics, count = check_corpus(corpus, options)
+        diagnostics, checked = check_corpus(corpus, options)
     except PapernotesError as exc:
         raise fail(exc) from None
     errors = sum(d.is_error for d in diagnostics)
     if as_json:
         rows = [{"path": d.path, "line": d.line, "severity": d.severity.value, "code": d.code, "message": d.message}
                 for d in diagnostics]
-        payload = {"notes": count, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
+        payload = {"notes": checked.notes, "translations": checked.translations, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
         if grounding:
             payload["grounding"] = _grounding_summary(corpus)
         out.print_json(json.dumps(payload, ensure_ascii=False))
@@ -119,7 +142,7 @@ def check(
             out.print(f"grounding: {summary['checked_notes']} note(s) checked against their paper, "
                       f"{summary['unsupported']} of {summary['numbers']} number(s) not in the paper; "
                       f"{summary['skipped']} note(s) without a PDF skipped, {len(summary['unreadable'])} PDF(s) unreadable")
-        out.print(f"{count} notes checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
+        out.print(f"{notes_counted(*checked)} checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
     if errors:
         raise typer.Exit(1)
 

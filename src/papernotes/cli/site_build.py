@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from papernotes.cli.output import error, failure, report, say, warn
+from papernotes.cli.output import error, failure, notes_counted, report, say, warn
 from papernotes.errors import Diagnostic, PapernotesError
 
 
@@ -43,7 +43,8 @@ def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs
     report(result.diagnostics if not quiet else result.errors)
     if not quiet:
         state = "up to date" if result.up_to_date else f"{result.rendered} page(s) rendered, {result.removed} removed"
-        say(f"{result.notes} notes → {result.pages} pages in {output} ({state}) in {result.seconds:.2f}s")
+        say(f"{notes_counted(result.notes, result.translations)} → {result.pages} pages in {output} ({state}) "
+            f"in {result.seconds:.2f}s")
     if result.notes == 0 and not result.up_to_date:
         error(f"no note of {corpus} can be published: {_unpublished(corpus, result.diagnostics)}")
         return 1

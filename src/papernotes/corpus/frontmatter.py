@@ -128,12 +128,12 @@ def read(text: str, text_keys: Collection[str] = TEXT_KEYS) -> tuple[dict[Any, A
     return parse(raw, 2, text_keys), body, body_line
 
 
-_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:", re.MULTILINE)
+_TOP_KEY = re.compile(r"""^(?:([\w][\w-]*)|"([^"\\\n]*)"|'([^'\n]*)')[ \t]*:""", re.MULTILINE)
 
 
 def key_lines(raw: str, first_line: int = 2) -> dict[str, int]:
-    """File line of each plain top-level key of front-matter YAML ``raw``."""
-    return {m[1]: raw.count("\n", 0, m.start()) + first_line for m in _TOP_KEY.finditer(raw)}
+    """File line of each top-level key of front-matter YAML ``raw`` written plain or quoted without escapes."""
+    return {m[1] or m[2] or m[3]: raw.count("\n", 0, m.start()) + first_line for m in _TOP_KEY.finditer(raw)}
 
 
 # ------------------------------------------------------------------ writing

@@ -121,7 +121,8 @@ class Note:
     field_lines: dict[str, int]
     """Front-matter key -> 1-based line, for diagnostics."""
     extra: dict[str, Any]
-    """Front-matter keys papernotes does not interpret, kept verbatim."""
+    """Front-matter keys papernotes does not interpret, kept verbatim: a theme's own keys reach templates here,
+    e.g. ``cover_image: x.png`` as ``c.entry.note.extra.cover_image`` on note pages."""
     arxiv_id: str = ""
     digest: str = ""
     """Hash of the file's bytes."""

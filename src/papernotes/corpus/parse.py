@@ -28,7 +28,8 @@ WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model",  # draft
                           "meta", "mkdocs_header", "domain_label"})  # import-mkdocs
 """Keys the pipeline writes and keeps for itself (in ``Note.extra``)."""
 OWN_KEY_PREFIX = "x_"
-"""Keys of a corpus's own start with this (``x_reviewer: …``); any other unknown key is an error."""
+"""Keys of a corpus's own that start with this (``x_reviewer: …``) are kept without a word; any other unknown
+key is kept too (in ``Note.extra``, for templates) but reported as a warning, with the key it may be a typo of."""
 _LIKELY = {"tags": "keywords", "tag": "keywords", "keyword": "keywords", "author": "authors", "tldr": "summary",
            "url": "links", "arxiv": "links", "code": "links", "pdf": "links", "openreview": "links",
            "conference": "venue", "booktitle": "venue", "category": "domain", "field": "domain", "topic": "topics",
@@ -229,13 +230,15 @@ def ratings_from_section(text: str) -> tuple[tuple[str, float], ...]:
 
 
 def unknown_key(key: object) -> str | None:
-    """Why a top-level front-matter key is not accepted (with the key meant), or ``None`` when it is."""
+    """The warning for a top-level front-matter key papernotes does not know (with the key it may be a typo
+    of), or ``None`` when it knows it or it is one of the corpus's own (``x_…``)."""
     name = str(key)
     if name in KNOWN_KEYS or name in WRITTEN_KEYS or name.startswith(OWN_KEY_PREFIX):
         return None
     meant = suggest(name, sorted(KNOWN_KEYS)) or ([_LIKELY[name.casefold()]] if name.casefold() in _LIKELY else [])
     hint = f"; did you mean `{meant[0]}`?" if meant else ""
-    return f"unknown key `{name}`{hint} (keys of your own start with `{OWN_KEY_PREFIX}`)"
+    return (f"unknown key `{name}`{hint} (kept for templates as `note.extra`; keys of your own that start with "
+            f"`{OWN_KEY_PREFIX}` are not reported)")
 
 
 def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, list[Diagnostic]]:
@@ -258,7 +261,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
     def line_of(key: str) -> int:
         return lines.get(key, 1)
 
-    problems.extend(error(path, line_of(str(key)), message, "unknown-key")
+    problems.extend(warning(path, line_of(str(key)), message, "unknown-key")
                     for key in data if (message := unknown_key(key)) is not None)
 
     original, name_lang = translation_name(path)  # a translation foo.en.md has its original's slug

@@ -49,6 +49,8 @@ the pages first); the next build redoes those entries if the build that publishe
 class BuildResult:
     out: Path
     notes: int = 0
+    translations: int = 0
+    """Translations the editions show in place of their original (a note and its translations are one of ``notes``)."""
     pages: int = 0
     rendered: int = 0
     removed: int = 0
@@ -222,7 +224,7 @@ class Builder:
                 if plan is None:
                     plan = replan.plan_whole(project, loaded, cache, strict, on_resolved=self._search_ahead)
             pause("build.planned")
-            result.notes, result.pages = plan.state.notes, plan.state.pages
+            result.notes, result.pages, result.translations = plan.state.notes, plan.state.pages, plan.state.translations
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
             before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
@@ -285,6 +287,7 @@ class Builder:
 
     def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
         result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
+        result.translations = previous.translations
         parse_problems = [d for group in cache.note_problems().values() for d in group]
         result.diagnostics = list(dict.fromkeys([*parse_problems, *previous.problems,
                                                  *cache.page_problems(self.staging.site_key)]))

@@ -127,8 +127,9 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
         return SitePlan(pages, True, state, list(rows.values()), list(index.entries), index.urls,
                         related=related.digest)
     pages, indexes = _plan_editions(project, loaded, entries, related.rows)
-    state = Published(project.salt, len(entries), len(pages), problems=tuple(problems))
     (_, _, default), *others = indexes
+    translated = sum(e.note.translation_of is not None for _, _, ix in indexes for e in ix.entries)
+    state = Published(project.salt, len(entries), len(pages), problems=tuple(problems), translations=translated)
     editions = {lang: EditionRows([_published_row(e, i) for cell in ix.by_cell.values() for i, e in enumerate(cell)],
                                   {e.note.translation_of.original: e.note.path for e in ix.entries
                                    if e.note.translation_of is not None}, ix.urls)
@@ -274,7 +275,7 @@ def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
         for position, entry in enumerate(index.by_cell.get(key, ())):
             rows[entry.note.path] = _published_row(entry, position)
     state = Published(project.salt, len(entries), previous.pages - len(stale) + len(planned - set(known)),
-                      problems=tuple(problems))
+                      problems=tuple(problems), translations=previous.translations)
     return SitePlan(pages, False, state, list(rows.values()), list(index.entries), index.urls, stale,
                     related=related.digest)
 
