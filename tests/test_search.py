@@ -32,8 +32,8 @@ from papernotes.site.search.tokenize import (
     note_record,
     note_records,
     quantise,
-    stem,
 )
+from papernotes.text import FOLDED_CJK_RUN, LATIN_WORD, compounds, stem
 
 quickjs = pytest.importorskip("quickjs")
 CORE = (resources.files("papernotes") / "static" / "search-core.js").read_text(encoding="utf-8")
@@ -202,9 +202,9 @@ def reference_record(note: NoteText) -> dict[int, int]:
         for term, tf in Counter(field_terms(text)).items():
             meta[term] = meta.get(term, 0.0) + weight * saturated(tf)
     text = tk.normalise(tk._NOISE.sub(" ", note.body))
-    body = Counter(t for w in [*tk._LATIN.findall(text), *tk.compounds(text)]
+    body = Counter(t for w in [*LATIN_WORD.findall(text), *compounds(text)]
                    if len(w) > 1 and not w.isdigit() and (t := tk.latin_term(w)))
-    body.update(run[i:i + 2] for run in tk._CJK.findall(text) for i in range(len(run) - 1))
+    body.update(run[i:i + 2] for run in FOLDED_CJK_RUN.findall(text) for i in range(len(run) - 1))
     norm = 1 - tk.B_BODY + tk.B_BODY * sum(body.values()) / tk.PIVOT
     scores = {term: tk.W_BODY * tf * (tk.K1 + 1) / (tf + tk.K1 * norm) for term, tf in body.items()}
     for term, score in meta.items():

@@ -20,7 +20,6 @@ decide. scikit-learn is imported inside the functions that fit.
 """
 from __future__ import annotations
 
-import re
 import time
 import warnings
 from collections import Counter
@@ -33,6 +32,7 @@ from papernotes.classify.rules import note_topics, rule_domain_scores
 from papernotes.corpus.model import Note
 from papernotes.extras import MissingExtraError, available, missing_message
 from papernotes.taxonomy import Taxonomy
+from papernotes.text import cjk_runs, latin_words, ngrams
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,9 +41,6 @@ if not available("sklearn"):  # lets callers treat the classifier as optional
     raise MissingExtraError(missing_message("sklearn", "the learned classifier"))
 
 FALLBACK_DOMAIN = "others"
-
-_LATIN = re.compile(r"[a-z0-9][a-z0-9\-+]*[a-z0-9]|[a-z]")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,12 +113,10 @@ def predict(notes: Sequence[Note], taxonomy: Taxonomy, settings: Settings = Sett
 
 def _tokens(text: str) -> list[str]:
     """Latin words and word bigrams, Chinese character bigrams (no segmenter: measured as good as jieba)."""
-    words = _LATIN.findall(text)
+    words = [w for w in latin_words(text, "-+") if len(w) > 1 or not w.isdigit()]  # "gpt-4"; no lone digit
     tokens = words + [f"{a} {b}" for a, b in zip(words, words[1:])]
-    for run in _CJK.findall(text):
-        tokens.extend(run[i:i + 2] for i in range(len(run) - 1))
-        if len(run) == 1:
-            tokens.append(run)
+    for run in cjk_runs(text):
+        tokens.extend(ngrams(run, 2) or [run])
     return tokens
 
 

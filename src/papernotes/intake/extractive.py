@@ -26,15 +26,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from papernotes.intake import words
+from papernotes.text import CHINESE_STOP_CHARACTERS, CJK_ANY, CJK_RUN, FUNCTION_WORDS, ngrams, stem
 
-_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*[A-Za-z%]*|[\u4e00-\u9fff]+")
-_END = re.compile(r"[。！？；]+|[.!?]+(?=[\"'”’)\]]?(?:\s+[\"'“(\[]?[A-Z0-9\u4e00-\u9fff]|\s*$))")
+_TOKEN = re.compile(rf"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*|\d+(?:[.,]\d+)*[A-Za-z%]*|[{CJK_ANY}]+")
+"""A word as written (case kept: names are told by their capitals), a number, or a run of Chinese."""
+_END = re.compile(rf"[。！？；]+|[.!?]+(?=[\"'”’)\]]?(?:\s+[\"'“(\[]?[A-Z0-9{CJK_ANY}]|\s*$))")
 _ABBREV = frozenset("e.g i.e et al etc vs fig figs eq eqs sec no cf approx resp ref refs".split())
 
 _DIMENSION = re.compile(r"\d+D[A-Za-z]*|\d+[A-Z]{2,}[A-Za-z]*")
 """A word that starts with a digit and is a name, not a number: ``3D``, ``3DGS``, ``5G`` is left out."""
-_STOP_CHARS = "的了和与及在是对中并将以为等而或其被把从到由这那我们本文提出一种可以进行通过实现"
 
 _CUES: dict[str, re.Pattern[str]] = {
     "method": re.compile(r"\b(?:we|our)\s+(?:propose|present|introduce|develop|design|formulate|call|describe|"
@@ -100,24 +100,16 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
-def _stem(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
 def tokens(text: str) -> list[str]:
     """Index terms: stemmed non-stopwords for Latin script, character bigrams for Chinese."""
     out: list[str] = []
     for word in _TOKEN.findall(text):
-        if _CJK_RUN.fullmatch(word):
-            out.extend(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+        if CJK_RUN.fullmatch(word):
+            out.extend(ngrams(word, 2) or [word])
             continue
         low = word.casefold()
-        if low not in words.STOPWORDS and len(low) > 1:
-            out.append(_stem(low))
+        if low not in FUNCTION_WORDS and len(low) > 1:
+            out.append(stem(low))
     return out
 
 
@@ -180,8 +172,8 @@ def _candidates(text: str, name: str = "") -> list[tuple[str, str]]:
         run: list[str] = []
         prev = ""
         for word in _TOKEN.findall(chunk) + [""]:
-            if _CJK_RUN.fullmatch(word or "-"):
-                for part in re.split(f"[{_STOP_CHARS}]+", word):
+            if CJK_RUN.fullmatch(word or "-"):
+                for part in re.split(f"[{CHINESE_STOP_CHARACTERS}]+", word):
                     if 2 <= len(part) <= 8:
                         out.append((part, part))
                 word = ""
@@ -196,7 +188,7 @@ def _candidates(text: str, name: str = "") -> list[tuple[str, str]]:
             while run and not words.can_end(run[-1]):
                 run.pop()
             if 1 <= len(run) <= 4 and not (len(run) == 1 and len(run[0]) < 3):
-                out.append((" ".join(_stem(w.casefold()) for w in run), " ".join(run)))
+                out.append((" ".join(stem(w.casefold()) for w in run), " ".join(run)))
             run = []
     return out
 
@@ -225,7 +217,7 @@ class Keyphraser:
         scored = []
         for key, tf in counts.items():
             idf = math.log((1 + self.n_docs) / (1 + self.df[key])) + 1
-            length = len(key.split()) if not _CJK_RUN.fullmatch(key) else max(1, len(key) // 2)
+            length = len(key.split()) if not CJK_RUN.fullmatch(key) else max(1, len(key) // 2)
             score = (1 + math.log(tf)) * idf * (1 + 0.5 * (min(length, 3) - 1)) * (1.5 if key in title_keys else 1.0)
             termlike = any(_is_term(w) for s in surfaces[key] for w in s.split())
             named = termlike or capitalised[key] > 1  # in a title, Every Word Is Capitalised
@@ -238,7 +230,7 @@ class Keyphraser:
         for _, key in sorted(scored, key=lambda item: (-item[0], item[1])):
             if len(chosen) >= k:
                 break
-            if _CJK_RUN.fullmatch(key) and any(key in other or other in key for other in chosen_keys):
+            if CJK_RUN.fullmatch(key) and any(key in other or other in key for other in chosen_keys):
                 continue
             terms = set(key.split())
             if any(terms <= other or other <= terms for other in terms_of):
@@ -251,12 +243,12 @@ class Keyphraser:
 
 
 def _key(phrase: str) -> str:
-    return phrase if _CJK_RUN.fullmatch(phrase) else " ".join(_stem(w.casefold()) for w in _TOKEN.findall(phrase))
+    return phrase if CJK_RUN.fullmatch(phrase) else " ".join(stem(w.casefold()) for w in _TOKEN.findall(phrase))
 
 
 def _is_term(word: str) -> bool:
     """Shaped like a technical term: inner capitals, digits or hyphens (LoRA, GPT-4, SWE-bench)."""
-    return bool(_CJK_RUN.fullmatch(word)) or any(c.isupper() or c.isdigit() or c == "-" for c in word[1:])
+    return bool(CJK_RUN.fullmatch(word)) or any(c.isupper() or c.isdigit() or c == "-" for c in word[1:])
 
 
 # ---------------------------------------------------------------- the contribution
@@ -303,7 +295,7 @@ def _title_name(head: str, sentences: list[str]) -> bool:
     """Is a title's part before the colon a name: one word ("Jackpot", "cadrille"), or a few capitalised
     nouns with a coined one or that the abstract writes the same way ("Gutter Networks"); never a phrase
     ("Towards …", "Peering into the Unknown", "Better NTK Conditioning", "AdvDreamer Unveils")?"""
-    if _CJK_RUN.fullmatch(head):
+    if CJK_RUN.fullmatch(head):
         return len(head) <= 12
     parts = head.split()
     if len(parts) > 4 or any(w.casefold() in words.TITLE_LEADS or words.breaks(w) for w in parts):

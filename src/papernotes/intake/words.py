@@ -5,7 +5,8 @@ verb form or an adverb (both end a phrase, the way stopwords do), and whether
 it may start or end a keyphrase (a phrase ends with a noun, never with an
 adjective of degree, a participle or a compound like ``IO-aware``).
 
-The lists are data (``papernotes/data/extractive.toml``); the rules are
+The lists are data (``papernotes/data/extractive.toml``; the stop words are
+``papernotes.text.FUNCTION_WORDS``, shared with search's); the rules are
 suffixes: an ``-ing`` or ``-ed`` word is a verb form unless the lists know it
 as a term (``learning``, ``supervised``) or it is hyphenated (``fine-tuning``);
 an ``-ly`` word is an adverb; a lowercase ``-s`` word right after an adverb,
@@ -18,6 +19,8 @@ from __future__ import annotations
 import tomllib
 from importlib import resources
 
+from papernotes.text import FUNCTION_WORDS
+
 _DATA = tomllib.loads((resources.files("papernotes") / "data" / "extractive.toml").read_text(encoding="utf-8"))
 
 
@@ -25,7 +28,6 @@ def _words(key: str) -> frozenset[str]:
     return frozenset(_DATA[key].split())
 
 
-STOPWORDS = _words("stopwords")
 GENERIC = _words("generic")
 ADJECTIVES = _words("adjectives")
 ING_TERMS = _words("ing_terms")
@@ -89,7 +91,7 @@ def is_verb(word: str, prev: str = "", name: str = "") -> bool:
 def breaks(word: str, prev: str = "", name: str = "") -> bool:
     """``word`` ends a keyphrase the way a stopword does: a function word, a verb form or an adverb."""
     low = word.casefold()
-    return low in STOPWORDS or is_adverb(word) or is_verb(word, prev, name)
+    return low in FUNCTION_WORDS or is_adverb(word) or is_verb(word, prev, name)
 
 
 def can_start(word: str, after: str = "") -> bool:

@@ -25,6 +25,7 @@ import pyromark
 
 from papernotes.site.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
 from papernotes.taxonomy import slugify
+from papernotes.text import CJK_ANY
 
 #: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
 #: ``formulas.extract_formulas`` parses with the same options, so ``check`` sees the formulas the page shows.
@@ -67,9 +68,9 @@ _PAREN_MAX = 300
 """Longest ``\\(…\\)`` span read as math (in characters)."""
 _BRACKET_MAX = 2000
 """Longest ``\\[…\\]`` span read as math."""
-_PAREN_START = re.compile(r"[\s\u4e00-\u9fff]")
+_PAREN_START = re.compile(rf"[\s{CJK_ANY}]")
 _TEX_CHAR = re.compile(r"[\\^_={}]")
-_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_CJK_CHAR = re.compile(f"[{CJK_ANY}]")
 _CODE = re.compile(r"(```.*?```|~~~.*?~~~|`[^`\n]*`)", re.S)
 
 

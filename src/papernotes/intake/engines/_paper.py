@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from papernotes.intake.paper import PaperText, Section
+from papernotes.text import WIDE
 
-_WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
+_WIDE = re.compile(f"[{WIDE}]")
 _INTRO = re.compile(r"introduction|引言|简介|绪论|概述", re.I)
 MIN_CHUNK_TOKENS = 512
 """Smallest map chunk, whatever the context: below it a map request is mostly prompt."""

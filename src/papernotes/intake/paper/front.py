@@ -33,6 +33,7 @@ from statistics import median
 from papernotes.intake.paper.cleanup import LIGATURES, known_hyphenated, paragraphs
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
+from papernotes.text import CJK_ANY
 
 ARXIV_STAMP = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.I)
 ABSTRACT_HEAD = re.compile(r"^(?:abstract|摘\s*要)(?:\s*$|\s*[.:：—–-]+\s*(?P<rest>.*)$)", re.I)
@@ -44,6 +45,8 @@ VENUE = re.compile(r"^\W*(?:(?:published|accepted)\s+(?:as\s+an?\s+[\w -]*?paper
                    r"|\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\s+on\b)", re.I)
 NOT_VENUE = re.compile(r"under\s+review|submitted|submission|preprint|anonymous|do\s+not\s+distribute", re.I)
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+CHINESE_NAME = re.compile(f"[{CJK_ANY}]{{2,4}}")
+"""A Chinese name: two to four Chinese characters."""
 EMAIL = re.compile(r"@|\{[\w.,\s-]+\}\s*@?|\b(?:e-?mail|correspond\w*)\b", re.I)
 AFFILIATION = re.compile(
     r"\b(?:universit\w*|institut\w*|college|school|department|dept|faculty|laborator\w*|labs?|research|inc|ltd|"
@@ -202,7 +205,7 @@ def _marked_text(page: RawPage, line: Line) -> str:
 
 
 def is_name(text: str) -> bool:
-    if re.fullmatch(r"[\u4e00-\u9fff]{2,4}", text):
+    if CHINESE_NAME.fullmatch(text):
         return True
     words = text.split()
     return (2 <= len(words) <= 5 and words[-1][0].isupper()

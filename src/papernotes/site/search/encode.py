@@ -36,6 +36,7 @@ from typing import TypeVar
 import numpy as np
 
 from papernotes.site.search.tokenize import CJK_FLAG, Record
+from papernotes.text import is_cjk
 
 VERSION = 1
 SHARD_BYTES = 24_000
@@ -250,7 +251,7 @@ def wide_prefixes(postings: Postings, ranges: Sequence[tuple[int, int]], firsts:
     n = len(firsts)
     candidates: set[str] = set()
     for first in firsts:
-        if first and "\u3400" <= first[0] <= "\u9fff":
+        if first and is_cjk(first[0]):
             candidates.add(first[0])
         match = _TYPED_PREFIX.match(first)
         if match:  # a number is no prefix (parseQuery)

@@ -43,13 +43,27 @@ import bisect
 import hashlib
 import math
 import re
-import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 
 import numpy as np
+
+from papernotes.text import (
+    CJK_RANGES,
+    FOLD_RANGES,
+    FOLDED_CJK_RUN,
+    HYPHENS,
+    LATIN_RANGES,
+    LATIN_WORD,
+    STOP_WORDS,
+    compounds,
+    fold,
+    is_cjk,
+    stem,
+    strip_accents,
+)
 
 #: Field weights (the ranking: title > keywords/topics > summary ≈ authors > body).
 W_TITLE, W_KEYWORDS, W_SUMMARY, W_AUTHORS, W_BODY = 6.0, 4.0, 2.5, 2.5, 1.0
@@ -64,17 +78,6 @@ TOPIC_PREFIX = "#"
 CJK_FLAG = 1 << 62
 _HASH_MASK = CJK_FLAG - 1
 
-STOP_WORDS = frozenset(
-    "a an and are as at be been but by can for from has have in into is it its of on or our than that the "
-    "their these this those to was we were which with via".split())
-
-_FOLD = re.compile("[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\uf900-\ufaff\ufb00-\ufb06]+")
-_LATIN = re.compile("[0-9a-z\u00df-\u00f6\u00f8-\u00ff\u0100-\u024f]+")
-_CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff]+")
-_HYPHENS = "-\u2010\u2011"
-_COMPOUND = re.compile(f"{_LATIN.pattern}(?:[{_HYPHENS}]{_LATIN.pattern})+")
-_UNHYPHEN = str.maketrans("", "", _HYPHENS)
-_MARKS = re.compile("[\u0300-\u036f]")
 # \( … \) and \[ … \] stop at the next opener: a lazy ".*?" would scan to the end of the body from every
 # unclosed opener (100,000 "\[" took 190 s); display math does not nest, so nothing real is cut short
 _NOISE = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$|\\\((?:(?!\\[()]).)*\\\)|\\\[(?:(?!\\[\[\]]).)*\\\]|\]\([^)\s]*\)|<[^>\n]*>"
@@ -105,21 +108,8 @@ def plain(text: str) -> str:
 
 
 def normalise(text: str) -> str:
-    if _FOLD.search(text):
-        text = _FOLD.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
-    return text.lower()
-
-
-def stem(word: str) -> str:
-    """Plural endings off (``models`` → ``model``, ``policies`` → ``policy``, ``classes`` → ``class``)."""
-    if len(word) > 3 and word[-1] == "s":
-        if word.endswith("ies") and len(word) > 4:
-            return word[:-3] + "y"
-        if word.endswith("sses"):
-            return word[:-2]
-        if not word.endswith(("ss", "us", "is")):
-            return word[:-1]
-    return word
+    """Folded (``text.fold``) and lower-cased: what terms are read from."""
+    return fold(text).lower()
 
 
 _TERMS: dict[str, str | None] = {}
@@ -131,18 +121,10 @@ def latin_term(word: str) -> str | None:
     term = _TERMS.get(word, "")
     if term != "":
         return term
-    if word in STOP_WORDS:
-        term = None
-    else:
-        folded = word if word.isascii() else _MARKS.sub("", unicodedata.normalize("NFD", word))
-        term = stem(folded)
+    term = None if word in STOP_WORDS else stem(strip_accents(word))
     if len(_TERMS) < _MEMO:
         _TERMS[word] = term
     return term
-
-
-def is_cjk(char: str) -> bool:
-    return "\u3400" <= char <= "\u4dbf" or "\u4e00" <= char <= "\u9fff"
 
 
 def _hash_code(term: str) -> int:
@@ -170,19 +152,11 @@ def field_terms(text: str) -> list[str]:
     rules to many notes at once (``tests/test_search.py`` checks that they agree).
     """
     text = normalise(_clean(text))
-    out = [t for t in map(latin_term, _LATIN.findall(text)) if t]
+    out = [t for t in map(latin_term, LATIN_WORD.findall(text)) if t]
     out += [t for t in map(latin_term, compounds(text)) if t]
-    for run in _CJK.findall(text):
+    for run in FOLDED_CJK_RUN.findall(text):
         out.extend([run[i:i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run])
     return out
-
-
-def compounds(text: str) -> list[str]:
-    """Hyphenated compounds of a lower-cased text, hyphens dropped (``text-to-image`` → ``texttoimage``).
-
-    A compound is a term of its own besides its words: a query for ``in-context`` or ``text-to-image``
-    ranks the notes that write the compound first (the words alone are common)."""
-    return [c.translate(_UNHYPHEN) for c in _COMPOUND.findall(text)]
 
 
 def _clean(text: str) -> str:
@@ -231,8 +205,21 @@ BATCH_CHARS = 200_000
 _LATIN_BASE = 1 << 30
 """Term ids of a batch: a CJK term's compact id (< 2**30, ordered like its text), else this plus the
 term's index in the session."""
-_SPAN = 0x6C01
-"""CJK compact ids: ``(c1 - 0x3400) * _SPAN + (c2 - 0x33FF, or 0 for a lone character)``."""
+_CJK_BASE = CJK_RANGES[0][0]
+_SPAN = CJK_RANGES[-1][1] - _CJK_BASE + 2
+"""CJK compact ids: ``(c1 - _CJK_BASE) * _SPAN + (c2 - _CJK_BASE + 1, or 0 for a lone character)``."""
+_FOLD_MIN = min(lo for lo, _ in FOLD_RANGES)
+_HYPHEN_CODES = np.array([ord(h) for h in HYPHENS], np.uint32)
+
+
+def _within(chars: np.ndarray, ranges: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """Which of ``chars`` (``uint32`` code points) lie in one of ``ranges``."""
+    # unsigned wrap-around: (c - lo) <= span holds exactly for lo <= c <= lo + span
+    (lo, hi), *rest = ranges
+    inside = chars - lo <= hi - lo
+    for lo, hi in rest:
+        inside |= chars - lo <= hi - lo
+    return inside
 
 
 class _Column:
@@ -345,10 +332,8 @@ def _code_points(segments: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """The normalised text of every segment as one array of code points, each segment followed by a
     newline (no term crosses one), and the segment of each code point."""
     chars, seg_of = _joined(segments)
-    high = np.flatnonzero(chars >= 0xF900)
-    c = chars[high]
-    # unsigned wrap-around: (c - lo) <= span holds exactly for lo <= c <= lo + span
-    fold = high[(c - 0xFF10 <= 9) | (c - 0xFF21 <= 25) | (c - 0xFF41 <= 25) | (c - 0xF900 <= 0x206)]
+    high = np.flatnonzero(chars >= _FOLD_MIN)
+    fold = high[_within(chars[high], FOLD_RANGES)]
     if len(fold):  # full-width digits and letters, compatibility forms: NFKC, in the segments holding them
         segments = list(segments)
         for k in np.unique(seg_of[fold]).tolist():
@@ -371,7 +356,7 @@ def _joined(segments: list[str]) -> tuple[np.ndarray, np.ndarray]:
 def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """Where each Latin word and each hyphenated compound starts, and the words, then the compounds
     (``compounds``)."""
-    latin = (chars - 0x30 <= 9) | (chars - 0x61 <= 25) | (chars - 0xDF <= 0x17) | (chars - 0xF8 <= 0x157)
+    latin = _within(chars, LATIN_RANGES)
     edge = np.empty(len(chars), dtype=bool)
     edge[0] = latin[0]
     np.not_equal(latin[1:], latin[:-1], out=edge[1:])
@@ -382,7 +367,7 @@ def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
     # word i and word i + 1 are one compound when a single hyphen stands between them
     ends = np.flatnonzero(after)
     hyphen = chars[ends[:-1]]
-    linked = ((hyphen == 0x2D) | (hyphen - 0x2010 <= 1)) & (starts[1:] == ends[:-1] + 1)
+    linked = np.isin(hyphen, _HYPHEN_CODES) & (starts[1:] == ends[:-1] + 1)
     if not linked.any():
         return starts, words
     step = np.diff(np.concatenate([[False], linked, [False]]).astype(np.int8))
@@ -393,16 +378,16 @@ def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
 
 def _terms(chars: np.ndarray, seg_of: np.ndarray) -> np.ndarray:
     """One key per term occurrence: ``note << 34 | term id << 3 | segment kind``."""
-    cjk = (chars - 0x4E00 <= 0x51FF) | (chars - 0x3400 <= 0x19BF)
+    cjk = _within(chars, CJK_RANGES)
     pairs = np.flatnonzero(cjk[:-1] & cjk[1:])
     lone = cjk.copy()
     lone[1:] &= ~cjk[:-1]
     lone[:-1] &= ~cjk[1:]
     singles = np.flatnonzero(lone)
     singles = singles[seg_of[singles] % _KINDS != BODY]  # bodies leave lone characters out
-    c1 = chars[pairs].astype(np.int64) - 0x3400
-    cjk_ids = np.concatenate([c1 * _SPAN + chars[pairs + 1] - 0x33FF,
-                              (chars[singles].astype(np.int64) - 0x3400) * _SPAN])
+    c1 = chars[pairs].astype(np.int64) - _CJK_BASE
+    cjk_ids = np.concatenate([c1 * _SPAN + chars[pairs + 1] - (_CJK_BASE - 1),
+                              (chars[singles].astype(np.int64) - _CJK_BASE) * _SPAN])
     cjk_segs = np.concatenate([seg_of[pairs], seg_of[singles]])
 
     starts, words = _latin_words(chars)
@@ -465,7 +450,7 @@ def _batch(notes: Sequence[NoteText]) -> list[Record]:
     cjk = ids < _LATIN_BASE
     c1, c2 = np.divmod(ids[cjk], _SPAN)
     codes = np.empty(len(ids), np.int64)
-    codes[cjk] = CJK_FLAG | (c1 + 0x3400) << 21 | np.where(c2 > 0, c2 + 0x33FF, 0)
+    codes[cjk] = CJK_FLAG | (c1 + _CJK_BASE) << 21 | np.where(c2 > 0, c2 + (_CJK_BASE - 1), 0)
     hashed = ids[~cjk] - _LATIN_BASE
     facets = [[session.term(TOPIC_PREFIX + slug) for slug, _ in n.topics] for n in notes]
     codes[~cjk] = session.codes.data[hashed]
