@@ -9,7 +9,10 @@ import pytest
 
 import papernotes
 from papernotes import text
+from papernotes.intake.engines._paper import estimate_tokens
 from papernotes.intake.extractive import tokens as extractive_tokens
+from papernotes.intake.paper.front import is_name
+from papernotes.site.markdown import normalise_math
 from papernotes.site.search.tokenize import field_terms
 from papernotes.text import (
     CJK_RANGES,
@@ -38,6 +41,11 @@ def test_extension_a_is_chinese_everywhere() -> None:
     assert extractive_tokens(EXT_A) == ["\u3400\u4e00", "\u4e00\u4dbf"]
     learned = pytest.importorskip("papernotes.classify.learned")
     assert learned._tokens(EXT_A) == ["\u3400\u4e00", "\u4e00\u4dbf"]
+    # and in the other tests of "is this Chinese": a parenthesis holding Chinese is no formula, a name, a token each
+    assert normalise_math(r"a \(x^2\) b") == "a $x^2$ b"
+    assert normalise_math("a \\(x^2 \u3400\\) b") == "a \\(x^2 \u3400\\) b"
+    assert is_name("\u3400\u4e00") and not is_name("\u4dc0\u4e00")
+    assert estimate_tokens(EXT_A) == 3
 
 
 def test_compatibility_ideographs_fold_or_count_as_chinese() -> None:
