@@ -33,7 +33,8 @@ HEXAGRAM = "\u4dc0"  # between Extension A and the main block: a symbol, not a c
 
 
 def test_extension_a_is_chinese_everywhere() -> None:
-    assert [is_cjk(c) for c in EXT_A + HEXAGRAM + "\u9fff\ua000"] == [True, True, True, False, True, False]
+    assert [is_cjk(c) for c in EXT_A + HEXAGRAM + "\u9fff\ua000\u33ff"] == [True, True, True, False, True, False, False]
+    assert all(is_cjk(chr(lo)) and is_cjk(chr(hi)) and not is_cjk(chr(lo - 1)) for lo, hi in CJK_RANGES)
     assert cjk_runs(f"x{EXT_A}y{HEXAGRAM}模型") == [EXT_A, "模型"]
     assert ngrams(EXT_A, 2) == ["\u3400\u4e00", "\u4e00\u4dbf"] and ngrams("模", 2) == []
     # each component's terms hold Extension A characters (the extractive drafter's used to drop them)
