@@ -209,7 +209,7 @@ _CJK_BASE = CJK_RANGES[0][0]
 _SPAN = CJK_RANGES[-1][1] - _CJK_BASE + 2
 """CJK compact ids: ``(c1 - _CJK_BASE) * _SPAN + (c2 - _CJK_BASE + 1, or 0 for a lone character)``."""
 _FOLD_MIN = min(lo for lo, _ in FOLD_RANGES)
-_HYPHEN_CODES = np.array([ord(h) for h in HYPHENS], np.uint32)
+_HYPHEN_RANGES = tuple((ord(h), ord(h)) for h in HYPHENS)
 
 
 def _within(chars: np.ndarray, ranges: tuple[tuple[int, int], ...]) -> np.ndarray:
@@ -367,7 +367,7 @@ def _latin_words(chars: np.ndarray) -> tuple[np.ndarray, list[str]]:
     # word i and word i + 1 are one compound when a single hyphen stands between them
     ends = np.flatnonzero(after)
     hyphen = chars[ends[:-1]]
-    linked = np.isin(hyphen, _HYPHEN_CODES) & (starts[1:] == ends[:-1] + 1)
+    linked = _within(hyphen, _HYPHEN_RANGES) & (starts[1:] == ends[:-1] + 1)
     if not linked.any():
         return starts, words
     step = np.diff(np.concatenate([[False], linked, [False]]).astype(np.int8))
