@@ -405,7 +405,7 @@ FIGURE_2 = "Figure 2 Accuracy grows with the number of bands on GutterBench."
 TABLE_1 = "Table 1: Results on GutterBench, accuracy in percent."
 RESULTS_ROWS = (("Method", "Hard", "Easy", "Mean"), ("PlainReader", "39.25", "44.10", "41.68"),
                 ("Ours", "46.42", "51.31", "48.87"))
-SPLIT_START = "Each stage keeps the order of the lines it is given, and"
+SPLIT_START = "Each stage keeps the order of the lines it gets, and"
 SPLIT_END = "none of them looks at a line twice."
 MATH_JUNK = "The loss is L = \x00x\x01 + \x1fy summed over pages."
 
@@ -422,10 +422,10 @@ def figures_blocks() -> list[Block]:
     ]
 
 
-def figures_paper(path: Path) -> tuple[Path, list[Drawn]]:
-    """A two-column paper with two figures and a table; the PDF and where each was drawn."""
-    paper = Paper("Gutter Networks with Figures")
+def figures_paper(path: Path, columns: int = 2) -> tuple[Path, list[Drawn]]:
+    """A paper with two figures and a table; the PDF and where each was drawn."""
+    paper = Paper("Gutter Networks with Figures", header="")  # two pages: too few for running headers to be dropped
     paper.front("Ada Reader, Bob Parser", ABSTRACT)
-    paper.flow(figures_blocks(), columns=2)
-    paper.flow([Heading("", "References"), Para(REFERENCES)], columns=2)
+    paper.flow(figures_blocks(), columns=columns)
+    paper.flow([Heading("", "References"), Para(REFERENCES)], columns=columns)
     return paper.save(path), paper.drawn
