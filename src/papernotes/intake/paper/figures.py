@@ -149,7 +149,8 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
             break
         if r.y1 > last.y0 + 0.5 * last.height or not _overlaps(r.x0, r.x1, *span):
             continue
-        if CAPTION.match(r.text):
+        row = [o for o in runs if o is not r and abs(o.y0 - r.y0) < 0.4 * r.height and _overlaps(o.x0, o.x1, *span)]
+        if CAPTION.match(r.text) or row:  # the next caption, or a table's first row
             break
         parts.append(r.text)
         bottom, last = min(bottom, r.y0), r
