@@ -27,6 +27,8 @@ from papernotes.intake.paper.model import Figure, PaperError
 
 __all__ = ["Figure", "Image", "find_figures", "render_figure"]
 
+LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
+"""A caption's label anywhere in a page's text: pages without one are skipped."""
 TERMINAL = (".", ":", "?", "!", ";")
 MARGIN = 0.05
 """Share of the page height at the top and bottom (running headers, page numbers) never taken into a figure."""
@@ -35,7 +37,8 @@ JOIN_GAP = 40.0
 PAD = 2.0
 """Points of white kept around a rendered figure."""
 WEBP_QUALITY = 90
-"""Lossy WebP, see BENCHMARKS.md: smaller than PNG at a fraction of its encoding time, line art kept sharp."""
+WEBP_METHOD = 0
+"""Lossy WebP at quality 90, its fastest method (BENCHMARKS.md): 2-3x smaller than PNG in about PNG's time."""
 Box = tuple[float, float, float, float]
 
 
@@ -74,9 +77,8 @@ def open_document(path: str, data: bytes) -> Any:
         raise PaperError(path, f"cannot read PDF: {exc}", "unreadable") from None
 
 
-def _runs(page: Any) -> list[Run]:
+def _runs(textpage: Any) -> list[Run]:
     """The page's text rectangles, top to bottom; neighbours on one baseline less than an em apart joined."""
-    textpage = page.get_textpage()
     rects = []
     for i in range(textpage.count_rects()):
         x0, y0, x1, y1 = textpage.get_rect(i)
@@ -131,10 +133,18 @@ def _overlaps(a0: float, a1: float, b0: float, b1: float) -> bool:
     return min(a1, b1) - max(a0, b0) > 0
 
 
-def _starts_paragraph(runs: Sequence[Run], i: int) -> bool:
-    """No line right above the caption that goes on into it (``… as shown in`` / ``Figure 1. We …``)."""
+def _inside(run: Run, box: Box) -> bool:
+    return box[0] - 1 <= run.x0 and run.x1 <= box[2] + 1 and box[1] - 1 <= run.y0 and run.y1 <= box[3] + 1
+
+
+def _starts_paragraph(runs: Sequence[Run], i: int, graphics: Sequence[Box]) -> bool:
+    """No line right above the caption that goes on into it (``… as shown in`` / ``Figure 1. We …``).
+
+    Text inside a drawing (an axis label over the caption) does not count.
+    """
     run = runs[i]
-    above = [r for r in runs[:i] if r.y0 >= run.y1 - 0.3 * run.height and _overlaps(r.x0, r.x1, run.x0, run.x1)]
+    above = [r for r in runs[:i] if r.y0 >= run.y1 - 0.3 * run.height and _overlaps(r.x0, r.x1, run.x0, run.x1)
+             and not any(_inside(r, g) for g in graphics)]
     if not above:
         return True
     near = min(above, key=lambda r: r.y0)
@@ -209,12 +219,17 @@ def _table_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: flo
         side = [(b, r) for b, r in (*texts, *rules) if (b[3] <= edge + 0.5 if downward else b[1] >= edge - 0.5)]
         side.sort(key=lambda item: -item[0][3] if downward else item[0][1])
         found: Box | None = None
+        ruled: list[Box] = []
         for b, r in side:
             gap = edge - b[3] if downward else b[1] - edge
             if gap > 2.2 * cap.height or (r is not None and (CAPTION.match(r.text) or _is_prose(r, span))):
                 break
             found = b if found is None else _union(found, b)
+            ruled += [b] if r is None else []
             edge = min(edge, b[1]) if downward else max(edge, b[3])
+        if found is not None and ruled:  # a ruled table ends at its last rule; text past it is the body's
+            found = ((found[0], min(b[1] for b in ruled), found[2], found[3]) if downward
+                     else (found[0], found[1], found[2], max(b[3] for b in ruled)))
         if found is not None:
             return found
     return None
@@ -227,14 +242,17 @@ def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figu
     try:
         for index in range(len(doc)):
             page = doc[index]
+            textpage = page.get_textpage()
+            if not LABEL.search(textpage.get_text_range()):
+                continue  # no caption on the page: its text boxes (most of the time taken here) are not needed
             width, height = page.get_size()
-            runs = _runs(page)
+            runs = _runs(textpage)
             graphics = _graphics(page, width, height)
             two = _two_columns(runs, width)
             captions = []
             for i, run in enumerate(runs):
                 what = caption_label(run.text)
-                if what is not None and what[2] not in found and _starts_paragraph(runs, i):
+                if what is not None and what[2] not in found and _starts_paragraph(runs, i, graphics):
                     captions.append((i, what))
             claimed: list[Box] = []
             for kinds in (("table",), ("figure",)):  # tables first: a figure never reaches into one
@@ -262,6 +280,11 @@ def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figu
 
 def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
     """The figure's box rendered at a scale giving at least ``min_width`` pixels of width."""
+    return encode(render_picture(data, figure, min_width))
+
+
+def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
+    """The figure's box as a Pillow RGB picture at least ``min_width`` pixels wide (``render_figure`` before encoding)."""
     require("PIL", "rendering figures")
     doc = open_document("", data)
     try:
@@ -271,10 +294,9 @@ def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
         x1, y1 = min(figure.bbox[2] + PAD, right), min(figure.bbox[3] + PAD, top)
         scale = (min_width + 2) / max(x1 - x0, 1.0)  # pdfium rounds the page and each crop apart: up to 1.5 px lost
         bitmap = page.render(scale=scale, crop=(x0 - left, y0 - bottom, right - x1, top - y1))
-        picture = bitmap.to_pil().convert("RGB")
+        return bitmap.to_pil().convert("RGB")
     finally:
         doc.close()
-    return encode(picture)
 
 
 def encode(picture: Any, format: Literal["webp", "png"] = "webp") -> Image:
@@ -282,7 +304,7 @@ def encode(picture: Any, format: Literal["webp", "png"] = "webp") -> Image:
     out = io.BytesIO()
     if format == "webp":
         try:
-            picture.save(out, "WEBP", quality=WEBP_QUALITY, method=4)
+            picture.save(out, "WEBP", quality=WEBP_QUALITY, method=WEBP_METHOD)
         except (KeyError, OSError):  # a Pillow built without libwebp
             format, out = "png", io.BytesIO()
     if format == "png":
