@@ -17,9 +17,9 @@ notes. Out: a table on stdout (and ``--json FILE``):
   its ratio to pypdf's, pages/s, ``find_figures`` alone, and a cached read
   (same PDF again: SHA-256 + gzip'd JSON);
 - figures: each paper's first figure and table rendered at 800 px
-  (``render_figure``, ms and bytes), and those pictures and page 1 (dense text)
-  encoded as PNG, lossy WebP (the chosen setting and a slower method) and
-  lossless WebP: median bytes and ms of each;
+  (``render_figure``, ms and bytes), and those pictures, page 1 (dense text)
+  and a noisy gradient (a photograph) encoded as PNG, lossy WebP (two
+  methods), lossless WebP and as ``encode`` does: median bytes and ms of each;
 - grounding: a corpus of ``--papers`` notes, each with its PDF beside it and a
   results table; median seconds (``--runs``) of ``check_corpus`` in-process
   without grounding, with grounding and a cold reading cache (papers read in
@@ -138,24 +138,33 @@ def bench_read(work: Path, papers: int, pages: int) -> dict[str, float]:
 
 
 def bench_figures(work: Path, papers: int) -> dict[str, dict[str, float]]:
-    """Render each paper's first figure and table at 800 px; encode them, and page 1 (dense text, like a table or a
-    plot's labels) at 800 px, four ways."""
+    """Render each paper's first figure and table at 800 px; encode them, page 1 (dense text, like a table or a
+    plot's labels) and a noisy gradient (like a photograph), 800 px wide, five ways."""
     import io
 
     import pypdfium2
+    from PIL import Image
 
-    from papernotes.intake.paper.figures import WEBP_METHOD, WEBP_QUALITY, find_figures, render_figure, render_picture
+    from papernotes.intake.paper.figures import WEBP_METHOD, WEBP_QUALITY, encode, find_figures, render_figure, \
+        render_picture
 
     samples: dict[str, dict[str, list[float]]] = {}
 
     def add(name: str, key: str, value: float) -> None:
         samples.setdefault(name, {}).setdefault(key, []).append(value)
 
-    encodings = (("PNG", {"format": "PNG"}),
-                 (f"WebP q{WEBP_QUALITY} method {WEBP_METHOD} (chosen)",
-                  {"format": "WEBP", "quality": WEBP_QUALITY, "method": WEBP_METHOD}),
-                 (f"WebP q{WEBP_QUALITY} method 4", {"format": "WEBP", "quality": WEBP_QUALITY, "method": 4}),
-                 ("WebP lossless method 0", {"format": "WEBP", "lossless": True, "method": 0}))
+    def save(picture: Image.Image, **options: object) -> bytes:
+        out = io.BytesIO()
+        picture.save(out, **options)
+        return out.getvalue()
+
+    encodings = (("PNG", lambda p: save(p, format="PNG")),
+                 (f"WebP q{WEBP_QUALITY} method {WEBP_METHOD}",
+                  lambda p: save(p, format="WEBP", quality=WEBP_QUALITY, method=WEBP_METHOD)),
+                 (f"WebP q{WEBP_QUALITY} method 4", lambda p: save(p, format="WEBP", quality=WEBP_QUALITY, method=4)),
+                 (f"WebP lossless method {WEBP_METHOD}",
+                  lambda p: save(p, format="WEBP", lossless=True, method=WEBP_METHOD)),
+                 ("encode() (chosen)", lambda p: encode(p).data))
     for k in range(papers):
         data = (work / f"p{k}.pdf").read_bytes()
         figures, tables = find_figures("", data)
@@ -163,19 +172,21 @@ def bench_figures(work: Path, papers: int) -> dict[str, dict[str, float]]:
         for figure in (*figures[:1], *tables[:1]):
             t = time.perf_counter()
             image = render_figure(data, figure)
-            add("render_figure (all of it)", "ms", 1000 * (time.perf_counter() - t))
-            add("render_figure (all of it)", "bytes", len(image.data))
+            add("render_figure (render + encode)", "ms", 1000 * (time.perf_counter() - t))
+            add("render_figure (render + encode)", "bytes", len(image.data))
             pictures.append(render_picture(data, figure))
         doc = pypdfium2.PdfDocument(data)
         pictures.append(doc[0].render(scale=800 / doc[0].get_width()).to_pil().convert("RGB"))
         doc.close()
-        for kind, picture in zip(("figure", "table", "page"), pictures):
-            for name, options in encodings:
-                out = io.BytesIO()
+        photo = Image.merge("RGB", [Image.effect_noise((800, 500), 40 + 5 * k + i).point(lambda v: v // 2)
+                                    for i in range(3)])
+        pictures.append(Image.blend(photo, Image.linear_gradient("L").resize((800, 500)).convert("RGB"), 0.5))
+        for kind, picture in zip(("figure", "table", "page", "photo"), pictures):
+            for name, run in encodings:
                 t = time.perf_counter()
-                picture.save(out, **options)
+                size = len(run(picture))
                 add(f"{kind}: {name}", "ms", 1000 * (time.perf_counter() - t))
-                add(f"{kind}: {name}", "bytes", len(out.getvalue()))
+                add(f"{kind}: {name}", "bytes", size)
     return {name: {key: statistics.median(values) for key, values in keys.items()} for name, keys in samples.items()}
 
 
@@ -253,7 +264,7 @@ def main() -> int:
     print(f"  of which find_figures   {r['figures_ms_per_page']:7.1f} ms/page  "
           f"({r['found_median']:.0f} figures and tables a paper)")
     print(f"  cached read             {r['cached_read_ms']:7.1f} ms/paper")
-    print("figures (first figure, first table and page 1 of each paper, 800 px wide, median):")
+    print("figures (first figure, first table, page 1 of each paper, a photograph; 800 px wide; median):")
     for name, values in results["figures"].items():
         print(f"  {name:42} {values['ms']:7.1f} ms  {values['bytes'] / 1024:7.1f} KiB")
     print(f"check --grounding ({g['notes']} notes with their PDF, {args.runs} runs, median):")

@@ -38,7 +38,10 @@ PAD = 2.0
 """Points of white kept around a rendered figure."""
 WEBP_QUALITY = 90
 WEBP_METHOD = 0
-"""Lossy WebP at quality 90, its fastest method (BENCHMARKS.md): 2-3x smaller than PNG in about PNG's time."""
+"""WebP's fastest method. Lossless first: plots, diagrams and tables (text and lines) come out smaller than PNG or
+lossy WebP, sharp, in PNG's time; past ``LOSSY_PAST`` bytes a pixel (a photograph) lossy quality 90 is tried too and
+the smaller kept (BENCHMARKS.md)."""
+LOSSY_PAST = 0.125
 Box = tuple[float, float, float, float]
 
 
@@ -300,13 +303,22 @@ def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
 
 
 def encode(picture: Any, format: Literal["webp", "png"] = "webp") -> Image:
-    """A Pillow picture as an ``Image``: lossy WebP (``WEBP_QUALITY``), PNG when asked or when Pillow lacks WebP."""
-    out = io.BytesIO()
+    """A Pillow picture as an ``Image``: WebP (lossless, or lossy when that is smaller for a photograph); PNG when
+    asked or when Pillow lacks WebP."""
+    data = b""
     if format == "webp":
         try:
-            picture.save(out, "WEBP", quality=WEBP_QUALITY, method=WEBP_METHOD)
+            data = _save(picture, "WEBP", lossless=True, method=WEBP_METHOD)
+            if len(data) > LOSSY_PAST * picture.width * picture.height:
+                data = min(data, _save(picture, "WEBP", quality=WEBP_QUALITY, method=WEBP_METHOD), key=len)
         except (KeyError, OSError):  # a Pillow built without libwebp
-            format, out = "png", io.BytesIO()
+            format = "png"
     if format == "png":
-        picture.save(out, "PNG")
-    return Image(out.getvalue(), format, picture.width, picture.height)
+        data = _save(picture, "PNG")
+    return Image(data, format, picture.width, picture.height)
+
+
+def _save(picture: Any, format: str, **options: Any) -> bytes:
+    out = io.BytesIO()
+    picture.save(out, format, **options)
+    return out.getvalue()
