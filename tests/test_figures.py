@@ -129,3 +129,24 @@ def test_damaged_files_raise_paper_error(drawn: tuple[Path, list[pdfgen.Drawn]],
     with pytest.raises(PaperError) as caught:
         find_figures("bad.pdf", make(drawn[0].read_bytes()))
     assert caught.value.kind == kind and str(caught.value).startswith("bad.pdf: ")
+
+
+def test_a_page_box_that_does_not_start_at_the_origin(drawn: tuple[Path, list[pdfgen.Drawn]], tmp_path: Path) -> None:
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import RectangleObject
+
+    pdf, expected = drawn
+    writer = PdfWriter(clone_from=PdfReader(pdf))
+    for page in writer.pages:
+        page.mediabox = RectangleObject([-60, -40, 652, 812])  # wider margins; the drawing keeps its coordinates
+    out = io.BytesIO()
+    writer.write(out)
+    figures, tables = find_figures("moved.pdf", out.getvalue())
+    assert [f.label for f in (*figures, *tables)] == ["Figure 1", "Figure 2", "Table 1"]
+    for want in expected:
+        got = next(f for f in (*figures, *tables) if f.label == want.label)
+        assert all(abs(a - b) <= TOLERANCE for a, b in zip(got.bbox, want.bbox)), (want, got)
+    image = render_figure(out.getvalue(), figures[0])
+    assert image.width >= 800
+    grey = PIL.open(io.BytesIO(image.data)).convert("L")
+    assert sum(grey.histogram()[:200]) > 0.01 * image.width * image.height

@@ -100,7 +100,7 @@ def _runs(textpage: Any) -> list[Run]:
     return out
 
 
-def _graphics(page: Any, width: float, height: float) -> list[Box]:
+def _graphics(page: Any, frame: Box) -> list[Box]:
     """Bounds of the page's image, path and form objects (top level), page-size backgrounds left out."""
     raw = require("pypdfium2", "finding figures in PDFs").raw
     kinds = (raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_SHADING, raw.FPDF_PAGEOBJ_FORM)
@@ -111,24 +111,26 @@ def _graphics(page: Any, width: float, height: float) -> list[Box]:
         if raw.FPDFPageObj_GetType(obj) not in kinds or not raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
             continue
         box = (left.value, bottom.value, right.value, top.value)
-        if (box[2] - box[0]) * (box[3] - box[1]) < 0.6 * width * height:
+        if (box[2] - box[0]) * (box[3] - box[1]) < 0.6 * (frame[2] - frame[0]) * (frame[3] - frame[1]):
             out.append(box)
     return out
 
 
-def _span(run: Run, two_columns: bool, width: float) -> tuple[float, float]:
+def _span(run: Run, two_columns: bool, frame: Box) -> tuple[float, float]:
     """The horizontal stretch a caption's figure or table may occupy: its column, or the page."""
-    mid = width / 2
+    width, mid = frame[2] - frame[0], (frame[0] + frame[2]) / 2
     if two_columns and run.x1 <= mid + 0.02 * width:
-        return 0.0, mid
+        return frame[0], mid
     if two_columns and run.x0 >= mid - 0.02 * width:
-        return mid, width
-    return 0.0, width
+        return mid, frame[2]
+    return frame[0], frame[2]
 
 
-def _two_columns(runs: Sequence[Run], width: float) -> bool:
+def _two_columns(runs: Sequence[Run], frame: Box) -> bool:
+    """Whether most long lines stay on one side of the middle of the page."""
+    width = frame[2] - frame[0]
     long = [r for r in runs if r.x1 - r.x0 > 0.25 * width]
-    crossing = sum(1 for r in long if r.x0 < 0.45 * width and r.x1 > 0.55 * width)
+    crossing = sum(1 for r in long if r.x0 < frame[0] + 0.45 * width and r.x1 > frame[0] + 0.55 * width)
     return bool(long) and crossing < 0.3 * len(long)
 
 
@@ -177,10 +179,11 @@ def _is_prose(run: Run, span: tuple[float, float]) -> bool:
 
 
 def _figure_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: float, span: tuple[float, float],
-                height: float, claimed: Sequence[Box]) -> Box | None:
+                frame: Box, claimed: Sequence[Box]) -> Box | None:
     """The graphics above the caption (else below it), up to the nearest body text, caption or table."""
     cap = runs[i]
-    low, high = MARGIN * height, (1 - MARGIN) * height
+    margin = MARGIN * (frame[3] - frame[1])
+    low, high = frame[1] + margin, frame[3] - margin
     stops = [(r.y0, r.y1) for r in runs if r is not cap and _overlaps(r.x0, r.x1, *span)
              and (CAPTION.match(r.text) or _is_prose(r, span))]
     stops += [(b[1], b[3]) for b in claimed if _overlaps(b[0], b[2], *span)]
@@ -248,10 +251,10 @@ def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figu
             textpage = page.get_textpage()
             if not LABEL.search(textpage.get_text_range()):
                 continue  # no caption on the page: its text boxes (most of the time taken here) are not needed
-            width, height = page.get_size()
+            frame = page.get_bbox()  # user space: a page box need not start at (0, 0)
             runs = _runs(textpage)
-            graphics = _graphics(page, width, height)
-            two = _two_columns(runs, width)
+            graphics = _graphics(page, frame)
+            two = _two_columns(runs, frame)
             captions = []
             for i, run in enumerate(runs):
                 what = caption_label(run.text)
@@ -262,10 +265,10 @@ def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figu
                 for i, (kind, number, label) in captions:
                     if kind not in kinds or label in found:
                         continue
-                    span = _span(runs[i], two, width)
+                    span = _span(runs[i], two, frame)
                     text, bottom = _caption(runs, i, span)
                     box = (_table_box(runs, graphics, i, bottom, span) if kind == "table"
-                           else _figure_box(runs, graphics, i, bottom, span, height, claimed))
+                           else _figure_box(runs, graphics, i, bottom, span, frame, claimed))
                     if box is None:
                         continue
                     box = tuple(round(v, 1) for v in box)
@@ -289,7 +292,7 @@ def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
 def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
     """The figure's box as a Pillow RGB picture at least ``min_width`` pixels wide (``render_figure`` before encoding)."""
     require("PIL", "rendering figures")
-    doc = open_document("", data)
+    doc = open_document("PDF", data)  # the caller knows which file; PaperError.reason says why
     try:
         page = doc[figure.page - 1]
         left, bottom, right, top = page.get_bbox()
