@@ -56,6 +56,8 @@ class Figure:
     caption: str
     kind: str = "vector"
     height: float = 110.0
+    label: str = ""
+    """Small text right under the drawing and over the caption, as an axis label in a TikZ plot."""
 
 
 @dataclass(frozen=True)
@@ -251,6 +253,8 @@ class Paper:
             pg.drawings.append(("line", x + 10, top, width - 20, 0))
             pg.drawings.append(("line", x + 10, bottom, width - 20, 0))
         self._record(block.caption, x + 10, top, x + width - 10, bottom)
+        if block.label:
+            pg.ops.append(_Op(x + (width - self._width(block.label, size=7)) / 2, bottom + 8, block.label, size=7))
         self._caption(block.caption, place, width)
         self.y += LEADING
 

@@ -150,3 +150,15 @@ def test_a_page_box_that_does_not_start_at_the_origin(drawn: tuple[Path, list[pd
     assert image.width >= 800
     grey = PIL.open(io.BytesIO(image.data)).convert("L")
     assert sum(grey.histogram()[:200]) > 0.01 * image.width * image.height
+
+
+def test_a_label_under_the_drawing_does_not_hide_the_caption(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Labels", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Para(pdfgen.FILLER), pdfgen.Figure(pdfgen.FIGURE_1, "vector", label="tokens per page"),
+                pdfgen.Para(pdfgen.FILLER), pdfgen.Lines(("The drawing order is read as shown in",)),
+                pdfgen.Lines(("Figure 1. Then the bands are read.",))], columns=1)
+    pdf = paper.save(tmp_path / "labels.pdf")
+    figures, _ = find_figures(str(pdf), pdf.read_bytes())
+    assert [(f.label, f.caption) for f in figures] == [("Figure 1", pdfgen.FIGURE_1)]  # not the mention
+    assert all(abs(a - b) <= TOLERANCE for a, b in zip(figures[0].bbox, paper.drawn[0].bbox))

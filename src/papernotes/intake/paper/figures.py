@@ -142,14 +142,14 @@ def _inside(run: Run, box: Box) -> bool:
     return box[0] - 1 <= run.x0 and run.x1 <= box[2] + 1 and box[1] - 1 <= run.y0 and run.y1 <= box[3] + 1
 
 
-def _starts_paragraph(runs: Sequence[Run], i: int, graphics: Sequence[Box]) -> bool:
-    """No line right above the caption that goes on into it (``… as shown in`` / ``Figure 1. We …``).
+def _starts_paragraph(runs: Sequence[Run], i: int, graphics: Sequence[Box], span: tuple[float, float]) -> bool:
+    """No line of body text right above the caption that goes on into it (``… as shown in`` / ``Figure 1. We …``).
 
-    Text inside a drawing (an axis label over the caption) does not count.
+    A drawing's own text (an axis label over the caption: inside a drawing, or short) does not count.
     """
     run = runs[i]
     above = [r for r in runs[:i] if r.y0 >= run.y1 - 0.3 * run.height and _overlaps(r.x0, r.x1, run.x0, run.x1)
-             and not any(_inside(r, g) for g in graphics)]
+             and r.x1 - r.x0 >= 0.5 * (span[1] - span[0]) and not any(_inside(r, g) for g in graphics)]
     if not above:
         return True
     near = min(above, key=lambda r: r.y0)
@@ -258,7 +258,8 @@ def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figu
             captions = []
             for i, run in enumerate(runs):
                 what = caption_label(run.text)
-                if what is not None and what[2] not in found and _starts_paragraph(runs, i, graphics):
+                if what is not None and what[2] not in found and _starts_paragraph(runs, i, graphics,
+                                                                                   _span(run, two, frame)):
                     captions.append((i, what))
             claimed: list[Box] = []
             for kinds in (("table",), ("figure",)):  # tables first: a figure never reaches into one
