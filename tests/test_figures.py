@@ -69,7 +69,8 @@ def test_rendered_figures_are_wide_enough_and_not_blank(drawn: tuple[Path, list[
         picture = PIL.open(io.BytesIO(image.data))
         assert picture.format.lower() == image.format and picture.size == (image.width, image.height)
         assert image.width >= 800
-        assert abs(image.height / image.width - (figure.bbox[3] - figure.bbox[1]) / (figure.bbox[2] - figure.bbox[0])) < 0.05
+        x0, y0, x1, y1 = figure.bbox
+        assert abs(image.height / image.width - (y1 - y0) / (x1 - x0)) < 0.05  # the box, not the page
         grey = picture.convert("L")
         dark = sum(grey.histogram()[:200])
         assert dark > 0.01 * image.width * image.height, figure.label  # drawn, not a white box
@@ -125,7 +126,8 @@ def test_clean_text_drops_control_bytes_and_private_use_glyphs() -> None:
 @pytest.mark.parametrize(("make", "kind"), [
     (lambda data: pdfgen.NOT_PDF, "not-pdf"), (pdfgen.truncated, "truncated"), (pdfgen.encrypted, "encrypted"),
 ])
-def test_damaged_files_raise_paper_error(drawn: tuple[Path, list[pdfgen.Drawn]], make, kind: str) -> None:  # type: ignore[no-untyped-def]
+def test_damaged_files_raise_paper_error(drawn: tuple[Path, list[pdfgen.Drawn]], make,  # type: ignore[no-untyped-def]
+                                        kind: str) -> None:
     with pytest.raises(PaperError) as caught:
         find_figures("bad.pdf", make(drawn[0].read_bytes()))
     assert caught.value.kind == kind and str(caught.value).startswith("bad.pdf: ")

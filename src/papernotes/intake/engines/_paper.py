@@ -25,9 +25,9 @@ from papernotes.intake.paper import PaperText, Section
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]")
 _INTRO = re.compile(r"introduction|引言|简介|绪论|概述", re.I)
 MIN_CHUNK_TOKENS = 512
+"""Smallest map chunk, whatever the context: below it a map request is mostly prompt."""
 CAPTION_CHARS = 240
 """A caption in the figures block is cut after this many characters: the label and what it shows are enough."""
-"""Smallest map chunk, whatever the context: below it a map request is mostly prompt."""
 
 
 def estimate_tokens(text: str) -> int:

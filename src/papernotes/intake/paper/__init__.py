@@ -12,4 +12,5 @@ from papernotes.intake.paper.cache import cache_dir
 from papernotes.intake.paper.model import Figure, Paragraph, PaperError, PaperText, Section
 from papernotes.intake.paper.read import find_corpus, paper_path, read_paper
 
-__all__ = ["Figure", "Paragraph", "PaperError", "PaperText", "Section", "cache_dir", "find_corpus", "paper_path", "read_paper"]
+__all__ = ["Figure", "Paragraph", "PaperError", "PaperText", "Section", "cache_dir", "find_corpus", "paper_path",
+           "read_paper"]

@@ -76,7 +76,8 @@ def open_document(path: str, data: bytes) -> Any:
         return pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise PaperError(path, "encrypted PDF: it needs a password; save an unprotected copy", "encrypted") from None
+            raise PaperError(path, "encrypted PDF: it needs a password; save an unprotected copy",
+                             "encrypted") from None
         raise PaperError(path, f"cannot read PDF: {exc}", "unreadable") from None
 
 
@@ -291,7 +292,7 @@ def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
 
 
 def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
-    """The figure's box as a Pillow RGB picture at least ``min_width`` pixels wide (``render_figure`` before encoding)."""
+    """The figure's box as a Pillow RGB picture, at least ``min_width`` pixels wide (``render_figure`` unencoded)."""
     require("PIL", "rendering figures")
     doc = open_document("PDF", data)  # the caller knows which file; PaperError.reason says why
     try:
