@@ -242,48 +242,54 @@ def _table_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: flo
     return None
 
 
+def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
+    """The figures and tables whose captions are on this page (labels in ``known`` already found elsewhere)."""
+    textpage = page.get_textpage()
+    if not LABEL.search(textpage.get_text_range()):
+        return []  # no caption here: its text boxes (most of the time taken here) are not needed
+    frame = page.get_bbox()  # user space: a page box need not start at (0, 0)
+    runs = _runs(textpage)
+    graphics = _graphics(page, frame)
+    two = _two_columns(runs, frame)
+    captions = []
+    for i, run in enumerate(runs):
+        what = caption_label(run.text)
+        if what is not None and what[2] not in known and _starts_paragraph(runs, i, graphics, _span(run, two, frame)):
+            captions.append((i, what))
+    out: list[Figure] = []
+    claimed: list[Box] = []
+    for wanted in ("table", "figure"):  # tables first: a figure never reaches into one
+        for i, (kind, n, label) in captions:
+            if kind != wanted or label in known:
+                continue
+            span = _span(runs[i], two, frame)
+            text, bottom = _caption(runs, i, span)
+            box = (_table_box(runs, graphics, i, bottom, span) if kind == "table"
+                   else _figure_box(runs, graphics, i, bottom, span, frame, claimed))
+            if box is None:
+                continue
+            x0, y0, x1, y1 = (round(v, 1) for v in box)
+            claimed.append((x0, y0, x1, y1))
+            known.add(label)
+            out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text))
+    return out
+
+
 def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figure, ...]]:
     """(figures, tables) of the PDF, each label once, in page order; raises ``PaperError`` like ``extract_document``."""
     doc = open_document(path, data)
-    found: dict[str, Figure] = {}
+    found: list[Figure] = []
+    known: set[str] = set()
     try:
         for index in range(len(doc)):
-            page = doc[index]
-            textpage = page.get_textpage()
-            if not LABEL.search(textpage.get_text_range()):
-                continue  # no caption on the page: its text boxes (most of the time taken here) are not needed
-            frame = page.get_bbox()  # user space: a page box need not start at (0, 0)
-            runs = _runs(textpage)
-            graphics = _graphics(page, frame)
-            two = _two_columns(runs, frame)
-            captions = []
-            for i, run in enumerate(runs):
-                what = caption_label(run.text)
-                if what is not None and what[2] not in found and _starts_paragraph(runs, i, graphics,
-                                                                                   _span(run, two, frame)):
-                    captions.append((i, what))
-            claimed: list[Box] = []
-            for kinds in (("table",), ("figure",)):  # tables first: a figure never reaches into one
-                for i, (kind, number, label) in captions:
-                    if kind not in kinds or label in found:
-                        continue
-                    span = _span(runs[i], two, frame)
-                    text, bottom = _caption(runs, i, span)
-                    box = (_table_box(runs, graphics, i, bottom, span) if kind == "table"
-                           else _figure_box(runs, graphics, i, bottom, span, frame, claimed))
-                    if box is None:
-                        continue
-                    box = tuple(round(v, 1) for v in box)
-                    claimed.append(box)
-                    found[label] = Figure(kind, label, number, index + 1, box, text)  # type: ignore[arg-type]
-    except PaperError:
-        raise
-    except Exception as exc:  # pdfium on a malformed page; the paper's text is still read
-        raise PaperError(path, f"cannot read PDF: {exc}", "unreadable") from None
+            try:
+                found += _page_figures(doc[index], index + 1, known)
+            except Exception:  # pdfium on a malformed page: that page's figures are lost, not the others
+                continue
     finally:
         doc.close()
-    items = sorted(found.values(), key=lambda f: (f.page, f.number))
-    return (tuple(f for f in items if f.kind == "figure"), tuple(f for f in items if f.kind == "table"))
+    found.sort(key=lambda f: (f.page, f.number))
+    return tuple(f for f in found if f.kind == "figure"), tuple(f for f in found if f.kind == "table")
 
 
 def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
