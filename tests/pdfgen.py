@@ -58,6 +58,7 @@ class Figure:
     height: float = 110.0
     label: str = ""
     """Small text right under the drawing and over the caption, as an axis label in a TikZ plot."""
+    caption_above: bool = False
 
 
 @dataclass(frozen=True)
@@ -231,7 +232,7 @@ class Paper:
 
     def _record(self, caption: str, x0: float, top: float, x1: float, bottom: float) -> None:
         kind = "table" if caption.startswith("Table") else "figure"
-        label = " ".join(caption.replace(":", " ").replace(".", " ").split()[:2])
+        label = f"{kind.capitalize()} {caption.replace(':', ' ').replace('.', ' ').split()[1]}"  # "Fig. 3." → Figure 3
         self.drawn.append(Drawn(kind, label, len(self.pages), (x0, PAGE_H - bottom, x1, PAGE_H - top)))
 
     def _caption(self, caption: str, place, width: float) -> None:  # type: ignore[no-untyped-def]
@@ -240,6 +241,8 @@ class Paper:
             pg.ops.append(_Op(x, y, line, size=9, column=column))
 
     def _figure(self, block: Figure, place, width: float) -> None:  # type: ignore[no-untyped-def]
+        if block.caption_above:
+            self._caption(block.caption, place, width)
         pg, y, x, _ = place(block.height + LEADING)
         top, bottom = y - SIZE + 4, y - SIZE + 4 + block.height
         if block.kind == "raster":
@@ -255,7 +258,8 @@ class Paper:
         self._record(block.caption, x + 10, top, x + width - 10, bottom)
         if block.label:
             pg.ops.append(_Op(x + (width - self._width(block.label, size=7)) / 2, bottom + 8, block.label, size=7))
-        self._caption(block.caption, place, width)
+        if not block.caption_above:
+            self._caption(block.caption, place, width)
         self.y += LEADING
 
     def _ruled_table(self, block: RuledTable, place, width: float) -> None:  # type: ignore[no-untyped-def]

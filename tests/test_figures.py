@@ -164,3 +164,18 @@ def test_a_label_under_the_drawing_does_not_hide_the_caption(tmp_path: Path) -> 
     figures, _ = find_figures(str(pdf), pdf.read_bytes())
     assert [(f.label, f.caption) for f in figures] == [("Figure 1", pdfgen.FIGURE_1)]  # not the mention
     assert all(abs(a - b) <= TOLERANCE for a, b in zip(figures[0].bbox, paper.drawn[0].bbox))
+
+
+def test_a_caption_over_its_figure_and_two_figures_stacked(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Stacked", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Para(pdfgen.FILLER), pdfgen.Figure("Fig. 3. A caption set over its figure.", "vector",
+                                                          caption_above=True),
+                pdfgen.Para(pdfgen.FILLER), pdfgen.Figure("Figure 4: The upper of two figures.", "raster", 80.0),
+                pdfgen.Figure("Figure 5: The lower one.", "vector", 80.0), pdfgen.Para(pdfgen.FILLER)], columns=1)
+    pdf = paper.save(tmp_path / "stacked.pdf")
+    figures, _ = find_figures(str(pdf), pdf.read_bytes())
+    assert [f.label for f in figures] == ["Figure 3", "Figure 4", "Figure 5"]
+    assert figures[0].caption == "Fig. 3. A caption set over its figure."
+    for got, want in zip(figures, paper.drawn, strict=True):
+        assert all(abs(a - b) <= TOLERANCE for a, b in zip(got.bbox, want.bbox)), (got, want)
