@@ -27,6 +27,7 @@ from papernotes.intake.paper.model import Figure, PaperError
 
 __all__ = ["Figure", "Image", "find_figures", "render_figure"]
 
+LABEL_WORDS = ("Figure", "FIGURE", "Fig.", "FIG.", "Table", "TABLE")
 LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
 """A caption's label anywhere in a page's text: pages without one are skipped."""
 TERMINAL = (".", ":", "?", "!", ";")
@@ -45,19 +46,34 @@ LOSSY_PAST = 0.125
 Box = tuple[float, float, float, float]
 
 
-@dataclass(frozen=True, slots=True)
 class Run:
-    """Text that pdfium reports as one rectangle, runs on one baseline joined when close."""
+    """Text that pdfium reports as one rectangle (rectangles on one baseline joined when close).
 
-    text: str
-    x0: float
-    y0: float
-    x1: float
-    y1: float
+    Its text is read when first asked for: pdfium scans the whole page for each rectangle, and most of a page's
+    rectangles only need their position.
+    """
+
+    __slots__ = ("x0", "y0", "x1", "y1", "rects", "textpage", "labelled", "_text")
+
+    def __init__(self, rects: list[Box], textpage: Any) -> None:
+        self.x0, self.y0 = min(r[0] for r in rects), min(r[1] for r in rects)
+        self.x1, self.y1 = max(r[2] for r in rects), max(r[3] for r in rects)
+        self.rects = rects
+        self.textpage = textpage
+        self.labelled = False
+        """Begins with a label word (``_label_runs``): only such a run can be a caption."""
+        self._text: str | None = None
 
     @property
     def height(self) -> float:
         return max(self.y1 - self.y0, 1.0)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            parts = (clean_text(self.textpage.get_text_bounded(*r)) for r in self.rects)
+            self._text = " ".join(" ".join(parts).split())
+        return self._text
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,22 +99,33 @@ def open_document(path: str, data: bytes) -> Any:
 
 def _runs(textpage: Any) -> list[Run]:
     """The page's text rectangles, top to bottom; neighbours on one baseline less than an em apart joined."""
-    rects = []
-    for i in range(textpage.count_rects()):
-        x0, y0, x1, y1 = textpage.get_rect(i)
-        text = clean_text(textpage.get_text_bounded(x0, y0, x1, y1))
-        if text.strip():
-            rects.append(Run(" ".join(text.split()), x0, y0, x1, y1))
-    rects.sort(key=lambda r: (-round((r.y0 + r.y1) / 2), r.x0))
-    out: list[Run] = []
+    rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
+    rects.sort(key=lambda r: (-round((r[1] + r[3]) / 2), r[0]))
+    groups: list[list[Box]] = []
     for r in rects:
-        last = out[-1] if out else None
-        if (last is not None and abs((last.y0 + last.y1) / 2 - (r.y0 + r.y1) / 2) < 0.4 * r.height
-                and 0 <= r.x0 - last.x1 < r.height):
-            out[-1] = Run(f"{last.text} {r.text}", last.x0, min(last.y0, r.y0), r.x1, max(last.y1, r.y1))
+        last = groups[-1][-1] if groups else None
+        height = max(r[3] - r[1], 1.0)
+        if last is not None and abs((last[1] + last[3]) / 2 - (r[1] + r[3]) / 2) < 0.4 * height \
+                and 0 <= r[0] - last[2] < height:
+            groups[-1].append(r)
         else:
-            out.append(r)
-    return out
+            groups.append([r])
+    return [Run(group, textpage) for group in groups]
+
+
+def _label_runs(textpage: Any, runs: Sequence[Run]) -> list[int]:
+    """Indexes of the runs that begin with a label word (``Figure``, ``Fig.``, ``Table``), found by pdfium's search;
+    each marked ``labelled``."""
+    out: set[int] = set()
+    for word in LABEL_WORDS:
+        searcher = textpage.search(word, match_case=True)
+        while (hit := searcher.get_next()) is not None:
+            left, bottom, _, top = textpage.get_charbox(hit[0])
+            middle = (bottom + top) / 2
+            out.update(k for k, run in enumerate(runs) if abs(run.x0 - left) < 1.5 and run.y0 - 1 <= middle <= run.y1 + 1)
+    for k in out:
+        runs[k].labelled = True
+    return sorted(out)
 
 
 def _graphics(page: Any, frame: Box) -> list[Box]:
@@ -166,7 +193,7 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
         if r.y1 > last.y0 + 0.5 * last.height or not _overlaps(r.x0, r.x1, *span):
             continue
         row = [o for o in runs if o is not r and abs(o.y0 - r.y0) < 0.4 * r.height and _overlaps(o.x0, o.x1, *span)]
-        if CAPTION.match(r.text) or row:  # the next caption, or a table's first row
+        if row or (r.labelled and CAPTION.match(r.text)):  # a table's first row, or the next caption
             break
         parts.append(r.text)
         bottom, last = min(bottom, r.y0), r
@@ -175,8 +202,9 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
 
 
 def _is_prose(run: Run, span: tuple[float, float]) -> bool:
-    words = sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha())
-    return words >= 6 and run.x1 - run.x0 >= 0.55 * (span[1] - span[0])
+    if run.x1 - run.x0 < 0.55 * (span[1] - span[0]):
+        return False
+    return sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha()) >= 6
 
 
 def _figure_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: float, span: tuple[float, float],
@@ -185,16 +213,22 @@ def _figure_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: fl
     cap = runs[i]
     margin = MARGIN * (frame[3] - frame[1])
     low, high = frame[1] + margin, frame[3] - margin
-    stops = [(r.y0, r.y1) for r in runs if r is not cap and _overlaps(r.x0, r.x1, *span)
-             and (CAPTION.match(r.text) or _is_prose(r, span))]
-    stops += [(b[1], b[3]) for b in claimed if _overlaps(b[0], b[2], *span)]
+    beside = [r for r in runs if r is not cap and _overlaps(r.x0, r.x1, *span)]
+    tables = [b for b in claimed if _overlaps(b[0], b[2], *span)]
     inside = [g for g in graphics if _overlaps(g[0], g[2] + 0.1, *span) and g[1] >= low and g[3] <= high]
-    ceiling = min([y0 for y0, _ in stops if y0 >= cap.y1 - 0.5] + [high])
+    above = sorted((r for r in beside if r.y0 >= cap.y1 - 0.5), key=lambda r: r.y0)
+    ceiling = min([next((r.y0 for r in above if _stops(r, span)), high), *(b[1] for b in tables if b[1] >= cap.y1)])
     box = _cluster([g for g in inside if g[1] >= cap.y1 - 2 and g[3] <= ceiling + 2], cap.y1, True)
     if box is not None:
         return box
-    floor = max([y1 for _, y1 in stops if y1 <= bottom + 0.5] + [low])
+    below = sorted((r for r in beside if r.y1 <= bottom + 0.5), key=lambda r: -r.y1)
+    floor = max([next((r.y1 for r in below if _stops(r, span)), low), *(b[3] for b in tables if b[3] <= bottom)])
     return _cluster([g for g in inside if g[3] <= bottom + 2 and g[1] >= floor - 2], bottom, False)
+
+
+def _stops(run: Run, span: tuple[float, float]) -> bool:
+    """Body text or another caption: where a figure or table ends."""
+    return _is_prose(run, span) or (run.labelled and CAPTION.match(run.text) is not None)
 
 
 def _cluster(boxes: list[Box], start: float, upward: bool) -> Box | None:
@@ -229,7 +263,7 @@ def _table_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: flo
         ruled: list[Box] = []
         for b, r in side:
             gap = edge - b[3] if downward else b[1] - edge
-            if gap > 2.2 * cap.height or (r is not None and (CAPTION.match(r.text) or _is_prose(r, span))):
+            if gap > 2.2 * cap.height or (r is not None and _stops(r, span)):
                 break
             found = b if found is None else _union(found, b)
             ruled += [b] if r is None else []
@@ -252,7 +286,8 @@ def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
     graphics = _graphics(page, frame)
     two = _two_columns(runs, frame)
     captions = []
-    for i, run in enumerate(runs):
+    for i in _label_runs(textpage, runs):
+        run = runs[i]
         what = caption_label(run.text)
         if what is not None and what[2] not in known and _starts_paragraph(runs, i, graphics, _span(run, two, frame)):
             captions.append((i, what))
