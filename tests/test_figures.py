@@ -179,3 +179,13 @@ def test_a_caption_over_its_figure_and_two_figures_stacked(tmp_path: Path) -> No
     assert figures[0].caption == "Fig. 3. A caption set over its figure."
     for got, want in zip(figures, paper.drawn, strict=True):
         assert all(abs(a - b) <= TOLERANCE for a, b in zip(got.bbox, want.bbox)), (got, want)
+
+
+def test_a_caption_whose_table_went_to_the_next_page_takes_no_text(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Split", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Para(pdfgen.FILLER), pdfgen.Lines(("Table 2: Results that go on over the page.",)),
+                pdfgen.ColumnBreak(), pdfgen.Table(pdfgen.RESULTS_ROWS)], columns=1)
+    pdf = paper.save(tmp_path / "split.pdf")
+    figures, tables = find_figures(str(pdf), pdf.read_bytes())
+    assert (figures, tables) == ((), ())  # not the paragraph's short last line above the caption

@@ -261,17 +261,20 @@ def _table_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: flo
         side.sort(key=lambda item: -item[0][3] if downward else item[0][1])
         found: Box | None = None
         ruled: list[Box] = []
+        rows: list[int] = []
         for b, r in side:
             gap = edge - b[3] if downward else b[1] - edge
             if gap > 2.2 * cap.height or (r is not None and _stops(r, span)):
                 break
             found = b if found is None else _union(found, b)
             ruled += [b] if r is None else []
+            rows += [round((b[1] + b[3]) / 2 / cap.height)] if r is not None else []
             edge = min(edge, b[1]) if downward else max(edge, b[3])
         if found is not None and ruled:  # a ruled table ends at its last rule; text past it is the body's
             found = ((found[0], min(b[1] for b in ruled), found[2], found[3]) if downward
                      else (found[0], found[1], found[2], max(b[3] for b in ruled)))
-        if found is not None:
+        if found is not None and (ruled or len(rows) > len(set(rows)) or len(set(rows)) >= 2):
+            # rules, cells side by side or rows: not one short line at the end of a paragraph
             return found
     return None
 
