@@ -267,8 +267,8 @@ class Paper:
         self._caption(block.caption, place, width)
         first = 0.34 * width
         cell = (width - first) / max(len(r) - 1 for r in block.rows)
-        pg, rule, x, column = place(LEADING / 2)
-        top = rule - SIZE + 2
+        pg, rule, x, column = place(LEADING * 0.75)  # abovetopsep: the rule clear of the caption
+        top = rule - 4
         pg.drawings.append(("line", x, top, width, 0))
         for i, row in enumerate(block.rows):
             pg, y, x, column = place(LEADING)
