@@ -189,3 +189,24 @@ def test_a_caption_whose_table_went_to_the_next_page_takes_no_text(tmp_path: Pat
     pdf = paper.save(tmp_path / "split.pdf")
     figures, tables = find_figures(str(pdf), pdf.read_bytes())
     assert (figures, tables) == ((), ())  # not the paragraph's short last line above the caption
+
+
+def test_a_rotated_page_renders_its_figure_box(drawn: tuple[Path, list[pdfgen.Drawn]]) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    pdf, _ = drawn
+    writer = PdfWriter(clone_from=PdfReader(pdf))
+    for page in writer.pages:
+        page.rotate(90)  # /Rotate: shown sideways, drawn as before
+    out = io.BytesIO()
+    writer.write(out)
+    figures, tables = find_figures("rotated.pdf", out.getvalue())
+    assert [f.label for f in (*figures, *tables)] == ["Figure 1", "Figure 2", "Table 1"]
+    for figure in (*figures, *tables):
+        image = render_figure(out.getvalue(), figure)
+        x0, y0, x1, y1 = figure.bbox
+        assert image.width >= 800 and abs(image.height / image.width - (y1 - y0) / (x1 - x0)) < 0.05
+        upright = render_figure(drawn[0].read_bytes(), figure)
+        a = PIL.open(io.BytesIO(image.data)).convert("L").resize((80, 40))
+        b = PIL.open(io.BytesIO(upright.data)).convert("L").resize((80, 40))
+        assert sum(abs(p - q) for p, q in zip(a.tobytes(), b.tobytes())) < 8 * 80 * 40  # the same picture

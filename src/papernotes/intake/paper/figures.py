@@ -345,7 +345,9 @@ def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
         x0, y0 = max(figure.bbox[0] - PAD, left), max(figure.bbox[1] - PAD, bottom)
         x1, y1 = min(figure.bbox[2] + PAD, right), min(figure.bbox[3] + PAD, top)
         scale = (min_width + 2) / max(x1 - x0, 1.0)  # pdfium rounds the page and each crop apart: up to 1.5 px lost
-        bitmap = page.render(scale=scale, crop=(x0 - left, y0 - bottom, right - x1, top - y1))
+        # the box is in user space; undo the page's /Rotate so the crop (applied after rotation) is too
+        bitmap = page.render(scale=scale, crop=(x0 - left, y0 - bottom, right - x1, top - y1),
+                             rotation=(360 - page.get_rotation()) % 360)
         return bitmap.to_pil().convert("RGB")
     finally:
         doc.close()
