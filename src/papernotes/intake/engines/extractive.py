@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from papernotes.intake.draft import SECTION_KEYS, Drafted, DraftJob
 from papernotes.intake.engines import DraftEngine, _grounding
-from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import (
     LIMITATION_HEADING,
     RESULT_HEADING,
@@ -59,7 +58,7 @@ def run(job: DraftJob) -> None:
     for stub in job.stubs:
         lang = job.langs[stub.path]
         paper = job.paper(stub)
-        abstract = stub.text("abstract") or (abstract_of(paper) if paper is not None else "")
+        abstract = job.abstract(stub)
         if not abstract:
             job.fail(stub, "no abstract to extract from")
             continue
