@@ -79,7 +79,8 @@ def draft_command(
                         "re-run to resume a run that was interrupted.")] = False,
     limit: Annotated[Optional[int], typer.Option(min=0, help="Draft at most N notes (in path order).")] = None,
     lang: Annotated[Optional[str], typer.Option(
-        help="Language to write the draft in: zh or en (default: the note's `lang`, else the site language).")] = None,
+        help="Language to write the draft in: zh or en (default: the `lang` of a note not drafted yet, else the "
+             "site language).")] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Redraft notes already drafted, and replace sections edited since the last draft.")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="List every note not drafted, with why.")] = False,
@@ -115,7 +116,8 @@ def _print_draft_summary(result, verbose: bool) -> None:  # type: ignore[no-unty
             say(f"{path}: skipped: {why}")
         for path, keys in result.kept:
             say(f"{path}: kept, edited since the last draft: {', '.join(keys)}")
-    reasons = "; ".join(f"{n} {why}" for why, n in Counter(why for _, why in result.skipped).most_common())
+    counts = Counter(why for _, why in result.skipped)
+    reasons = "; ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
     listed = "" if verbose or not result.skipped else " (-v lists them)"
     if not result.drafted and not result.failed and not result.diagnostics:
         say(f"no note to draft: {reasons}{listed}" if reasons else

@@ -385,6 +385,13 @@ class DraftJob:
 
 # ---------------------------------------------------------------- the stage
 
+def asked_language(stub: Stub, site: str) -> str:
+    """The language to write a draft in: the note's ``lang`` until it is drafted (``new --lang en`` asks for
+    English), then the site's: a drafted note's ``lang`` records what its text is in, not what was asked."""
+    drafted = isinstance(stub.front.get("draft_engine"), str)
+    return stub.text("lang") if not drafted and stub.text("lang") in ("zh", "en") else site
+
+
 def engine_for(name: str, batch: bool = False) -> DraftEngine:
     """The registered engine ``name``, or its batch mode; a ``CorpusError`` naming the choices otherwise."""
     try:
@@ -412,7 +419,7 @@ def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: 
     if limit is not None:
         skipped += [(s.path, f"left for a later run (--limit {limit})") for s in stubs[max(0, limit):]]
         stubs = stubs[:max(0, limit)]
-    langs = {s.path: lang or (s.text("lang") if s.text("lang") in ("zh", "en") else config.language) for s in stubs}
+    langs = {s.path: lang or asked_language(s, config.language) for s in stubs}
     settings = LLMSettings.resolve(config.llm, corpus) if chosen.uses_llm else None
     job = DraftJob(corpus, stubs, langs, abstracts, settings, progress, backoff_base)
     usage = chosen.run(job) if stubs else (Usage() if chosen.uses_llm else None)
