@@ -32,8 +32,8 @@ from papernotes.config import load_config
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
-from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.corpus.translation import translation_name
+from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake.engines import ENGINES, DraftEngine
 from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
@@ -423,9 +423,10 @@ def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: 
     settings = LLMSettings.resolve(config.llm, corpus) if chosen.uses_llm else None
     job = DraftJob(corpus, stubs, langs, abstracts, settings, progress, backoff_base)
     usage = chosen.run(job) if stubs else (Usage() if chosen.uses_llm else None)
+    done = set(job.drafted)
     return DraftResult(tuple(job.drafted), tuple(job.failed), job.repaired, usage,
                        usage.cost(settings) if usage is not None and settings is not None else 0.0,
                        settings.model if settings is not None else "", tuple(job.problems), job.grounded,
                        job.checked, job.unsupported, job.ground_repaired, chosen.name,
                        settings.batch_price_factor if settings is not None else 1.0, tuple(sorted(skipped)),
-                       tuple((s.path, s.keep) for s in stubs if s.keep and s.path in job.drafted))
+                       tuple((s.path, s.keep) for s in stubs if s.keep and s.path in done))
