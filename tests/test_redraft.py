@@ -110,6 +110,17 @@ def test_a_new_note_is_drafted_from_the_pdf_beside_it(tmp_path: Path, engine: st
     assert code == 0 and out == "no note to draft: 1 already drafted (use --force to redraft) (-v lists them)"
 
 
+def test_a_model_is_not_asked_to_draft_from_a_title_alone(tmp_path: Path) -> None:
+    with LLMServer() as server:
+        corpus = corpus_with(tmp_path / "c", {REL: stub(abstract="")}, server)
+        code, out, err = run("draft", str(corpus))
+        assert server.requests == []
+    assert code == 1 and "0 note(s) drafted with openai, 1 failed" in out
+    assert f"{REL}: error: draft failed, still a stub: no abstract to draft from" in err
+    front = read((corpus / REL).read_text(encoding="utf-8"))[0]
+    assert front["status"] == "stub" and front["draft_error"].startswith("no abstract to draft from")
+
+
 def test_every_note_not_drafted_says_why(tmp_path: Path) -> None:
     hand = "---\ntitle: Mine\nvenue: ICLR2024\ndomain: optimization\n---\n## 一句话总结\n我写的。\n"
     corpus = corpus_with(tmp_path / "c", {

@@ -139,6 +139,8 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
         return Call(cache_key(identity, messages, settings.model), messages)
 
     fields = _fields(stub, paper)
+    if paper is None and fields["abstract"] == "-":  # a title alone is no basis for a note
+        return Outcome(None, failure="no abstract to draft from (no `abstract:` in the note, no readable PDF beside it)")
     reading = reading_for(stub, paper, prompts, settings)
     repaired = 0
     facts_text = ""
