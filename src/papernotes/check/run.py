@@ -68,29 +68,31 @@ def section_problems(note: Note) -> list[Diagnostic]:
     return problems
 
 
-def _main_heading(info: SectionInfo) -> bool:
-    """The heading starts with its section's zh or en name (``局限性 / 可改进方向``), not a shorter alias
-    (``实验设置`` and ``实验结果`` are two sections of their own)."""
-    zh, en, _ = SECTIONS[info.key]
-    return info.heading.casefold().startswith((zh, en.casefold()))
+_MAIN_NAMES = {key: (zh, en.casefold()) for key, (zh, en, _) in SECTIONS.items()}
 
 
 def doubled_sections(note: Note) -> list[Diagnostic]:
-    """A canonical section written again (under its zh or en name, or the same heading), at each later copy."""
+    """A canonical section written again, at each later copy: under its zh or en name (``局限性 / 可改进方向``
+    counts as ``局限性``) or the same heading; two headings that share only an alias (``实验设置``,
+    ``实验结果``) are two sections of their own."""
+    keys = [info.key for info in note.sections if info.key]
+    if len(keys) == len(set(keys)):  # nearly every note: no key twice
+        return []
     main: dict[str, SectionInfo] = {}
     same: dict[str, SectionInfo] = {}
     problems = []
     for info in note.sections:
         if not info.key:
             continue
-        is_main = _main_heading(info)
-        earlier = (main.get(info.key) if is_main else None) or same.get(info.heading.casefold())
+        heading = info.heading.casefold()
+        is_main = heading.startswith(_MAIN_NAMES[info.key])
+        earlier = (main.get(info.key) if is_main else None) or same.get(heading)
         if earlier is not None:
             problems.append(warning(note.path, info.line, f"section `## {info.heading}` appears twice (first "
                                     f"`## {earlier.heading}` at line {earlier.line}); keep one", "doubled-section"))
         if is_main:
             main.setdefault(info.key, info)
-        same.setdefault(info.heading.casefold(), info)
+        same.setdefault(heading, info)
     return problems
 
 
