@@ -224,6 +224,20 @@ def test_a_redraft_in_the_other_language_replaces_the_sections_too(tmp_path: Pat
     assert text.rstrip().endswith("## 我的笔记\n一点想法。")
 
 
+def test_a_redraft_is_written_in_the_language_of_the_headings(tmp_path: Path) -> None:
+    corpus = corpus_with(tmp_path / "c", {})  # a zh site
+    assert run("new", str(corpus), "--title", "LoRA", "--venue", "ICLR2024", "--domain", "optimization",
+               "--lang", "en")[0] == 0
+    path = corpus / "ICLR2024/optimization/lora.md"
+    path.write_text(update(path.read_text(encoding="utf-8"), {"abstract": TOT_ZH}), encoding="utf-8")
+    draft(corpus, engine="extractive")
+    first = path.read_text(encoding="utf-8")
+    assert "## Method\n" in first and read(first)[0]["lang"] == "zh"  # English headings over Chinese text
+    draft(corpus, engine="extractive", force=True)
+    again = path.read_text(encoding="utf-8")
+    assert "## Method\n" in again and "## 方法详解" not in again and set(headings(again).values()) == {1}
+
+
 def test_merge_puts_missing_sections_in_their_place_and_keeps_the_rest() -> None:
     body = ("# My title\n\nIntro of mine.\n\n## 方法详解\nold method\n\n## Extra\nmine\n\n## 局限性\n\n"
             "## 方法详解\nold copy\n\n## 评分\n- 新颖性: 4\n")

@@ -79,8 +79,8 @@ def draft_command(
                         "re-run to resume a run that was interrupted.")] = False,
     limit: Annotated[Optional[int], typer.Option(min=0, help="Draft at most N notes (in path order).")] = None,
     lang: Annotated[Optional[str], typer.Option(
-        help="Language to write the draft in: zh or en (default: the `lang` of a note not drafted yet, else the "
-             "site language).")] = None,
+        help="Language to write the draft in: zh or en (default: the language of the note's section headings, "
+             "else the `lang` of a note not drafted yet, else the site language).")] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Redraft notes already drafted, and replace sections edited since the last draft.")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="List every note not drafted, with why.")] = False,

@@ -39,7 +39,17 @@ from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
 from papernotes.intake.llm import LLMSettings, Usage
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
-from papernotes.intake.redraft import DIGEST_KEY, SECTION_KEYS, decide, digest, language, merge, prose, record_of
+from papernotes.intake.redraft import (
+    DIGEST_KEY,
+    SECTION_KEYS,
+    decide,
+    digest,
+    heading_language,
+    language,
+    merge,
+    prose,
+    record_of,
+)
 from papernotes.registry import UnknownName
 from papernotes.site.publish import atomic_write
 
@@ -386,8 +396,11 @@ class DraftJob:
 # ---------------------------------------------------------------- the stage
 
 def asked_language(stub: Stub, site: str) -> str:
-    """The language to write a draft in: the note's ``lang`` until it is drafted (``new --lang en`` asks for
-    English), then the site's: a drafted note's ``lang`` records what its text is in, not what was asked."""
+    """The language to write a draft in: the one the note's canonical headings are in (a redraft keeps the
+    language of the draft before), else the note's ``lang`` until it is drafted (``new --lang en`` asks for
+    English), else the site's. A drafted note's ``lang`` records what its text is in, not what was asked."""
+    if found := heading_language(stub.body):
+        return found
     drafted = isinstance(stub.front.get("draft_engine"), str)
     return stub.text("lang") if not drafted and stub.text("lang") in ("zh", "en") else site
 

@@ -147,6 +147,18 @@ def merge(body: str, drafted: Mapping[str, str], keep: Iterable[str]) -> list[tu
     return result
 
 
+def heading_language(body: str) -> str:
+    """``zh`` or ``en``: the language most of the body's canonical headings are written in; ``""``: none is."""
+    votes = {"zh": 0, "en": 0}
+    for part in split_body(body)[1]:
+        if part.key:
+            zh, en, _ = SECTIONS[part.key]
+            name = part.heading.casefold()
+            votes["zh"] += name.startswith(zh)
+            votes["en"] += name.startswith(en.casefold())
+    return "" if votes["zh"] == votes["en"] else max(votes, key=votes.__getitem__)
+
+
 def language(text: str) -> str:
     """``zh`` when CJK characters are at least ``ZH_SHARE`` of the letters of ``text``, else ``en``."""
     cjk = sum(map(is_cjk, text))
