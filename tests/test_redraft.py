@@ -93,9 +93,11 @@ def test_a_new_note_is_drafted_from_the_pdf_beside_it(tmp_path: Path, engine: st
         scaffold = note.read_text(encoding="utf-8")
         assert "status" not in read(scaffold)[0] and "abstract" not in read(scaffold)[0]
         pdfgen.sample_paper(note.with_suffix(".pdf"))
+        (corpus / REL).write_text(stub("Gutter Networks", abstract=""), encoding="utf-8")  # a stub, no abstract
+        pdfgen.sample_paper((corpus / REL).with_suffix(".pdf"))
         code, out, err = run("draft", str(corpus), "--engine", engine)
         assert code == 0, out + err
-        assert f"1 note(s) drafted with {engine}" in out
+        assert f"2 note(s) drafted with {engine}" in out
     text = note.read_text(encoding="utf-8")
     front, body, _ = read(text)
     assert front["status"] == "drafted" and front["draft_engine"] == engine
@@ -106,8 +108,9 @@ def test_a_new_note_is_drafted_from_the_pdf_beside_it(tmp_path: Path, engine: st
         assert section(text, "ratings") == "- 新颖性: \n- 实验充分度: \n- 写作质量: \n- 价值:"  # the scaffold's, kept
     else:
         assert pdfgen.ABSTRACT[:60] in server.requests[0].user_text
+    assert read((corpus / REL).read_text(encoding="utf-8"))[0]["summary"] == read(text)[0]["summary"]
     code, out, err = run("draft", str(corpus), "--engine", engine)
-    assert code == 0 and out == "no note to draft: 1 already drafted (use --force to redraft) (-v lists them)"
+    assert code == 0 and out == "no note to draft: 2 already drafted (use --force to redraft) (-v lists them)"
 
 
 def test_a_model_is_not_asked_to_draft_from_a_title_alone(tmp_path: Path) -> None:
