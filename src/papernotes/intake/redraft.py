@@ -5,10 +5,12 @@ In: a note's front matter and Markdown body, and ``--force``. Out: a
 why) and, once the draft is made, the note's new body and the record of what
 the draft wrote.
 
-A note needs a draft when it is ``status: stub`` or when it has canonical
+A note needs a draft when it is ``status: stub``, when it has canonical
 headings (``corpus.model.SECTIONS``, zh or en, found as ``corpus.parse`` finds
-them) but none of them holds text: what ``papernotes new`` makes. Empty means
-blank, or only the placeholder lines the scaffold writes (``- 新颖性: ``).
+them) but none of them holds text — what ``papernotes new`` makes — or when its
+body is empty. Empty means blank, or only the placeholder lines the scaffold
+writes (``- 新颖性: ``). A note with text of its own and no draft behind it
+(no ``draft_engine``) is never drafted unless set back to a stub.
 
 What the last draft wrote is recorded in the front matter as ``draft_digest``:
 a short SHA-1 of each section it wrote (whitespace folded). A section whose
@@ -52,10 +54,10 @@ SKIP_EDITED = "every section has text the last draft did not write (use --force 
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One ``##`` section of a body, or the text before the first (``heading`` ``""``)."""
+    """One ``##`` section of a body."""
 
     key: str
-    """Canonical key, ``""`` for a section of the person's own or the text before the first heading."""
+    """Canonical key, ``""`` for a section of the person's own."""
     heading: str
     text: str
     """The whole part as written, heading line included, blank space around it removed."""
