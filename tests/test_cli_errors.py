@@ -230,7 +230,7 @@ def test_draft_with_one_failed_stub_exits_1_and_keeps_the_rest(tmp_path: Path) -
     [line] = error_lines(result.stderr)
     assert line.startswith("NeurIPS2023/toolformer_language_models_can_teach_themselves_to_use_tools.md: error: "
                            f"draft failed, still a stub: {server.base_url}: HTTP 400")
-    assert "3 note(s) drafted with openai, 1 failed (still stubs, see `draft_error`)" in result.stdout
+    assert "3 note(s) drafted with openai, 1 failed (left as they were, see `draft_error`)" in result.stdout
     assert sorted(statuses(corpus).values()) == ["drafted", "drafted", "drafted", "stub"]
     quiet = runner.invoke(app, ["draft", str(corpus), "--engine", "extractive", "-q"])
     assert quiet.exit_code == 0 and quiet.stdout == ""
@@ -240,7 +240,9 @@ def test_draft_with_nothing_to_draft_says_so(tmp_path: Path) -> None:
     corpus = tmp_path / "c"
     write_note(corpus, "ICML2024/optimization/a.md", title="A", venue="ICML2024", domain="optimization")
     result = runner.invoke(app, ["draft", str(corpus), "--engine", "extractive"])
-    assert result.exit_code == 0 and "no stub to draft" in result.stdout
+    assert result.exit_code == 0
+    assert result.stdout == ("no note to draft: 1 written by hand (set `status: stub` to draft it; sections with text "
+                             "are kept) (-v lists them)\n")
 
 
 # ---------------------------------------------------------------- the others

@@ -205,8 +205,8 @@ def test_a_drafted_stub_keeps_the_users_comments_and_key_order(tmp_path: Path) -
                  "status: drafted   # draft me", "mine: [a, b]"):
         assert kept in lines
     front, body, _ = read(text)
-    assert list(front) == ["title", "venue", "lang", "summary", "keywords", "status", "draft_engine", "mine",
-                           "abstract"]
+    assert list(front) == ["title", "venue", "lang", "summary", "keywords", "status", "draft_engine", "draft_digest",
+                           "mine", "abstract"]
     assert front["summary"] in LORA and front["draft_engine"] == "extractive"
     assert body.startswith("\n## TL;DR\n") and body.endswith("\n\nMy own paragraph.\n")
 
@@ -236,7 +236,8 @@ def test_openai_drafts_every_stub(tmp_path: Path, server: LLMServer) -> None:
     assert result.cost == pytest.approx((4 * PROMPT_TOKENS * 0.5 + 4 * COMPLETION_TOKENS * 1.5) / 1000)
     rel = "ICLR2024/lets_verify_step_by_step.md"
     note, _ = parse_note(rel, (corpus / rel).read_text())
-    assert note is not None and note.status == "drafted" and note.lang == "zh"
+    assert note is not None and note.status == "drafted"
+    assert note.lang == "en"  # the scripted model writes English, whatever the (zh) headings: `lang` says so
     assert dict(note.ratings) == {"novelty": 4.0, "experiments": 3.0, "writing": 5.0, "value": 4.0}
     assert note.summary == "Let's Verify Step by Step is summarised in one sentence for the test suite."
     assert [s.key for s in note.sections] == ["summary", *SECTION_KEYS, "ratings"]
@@ -468,5 +469,4 @@ def test_cli_draft_extractive_and_bad_options(tmp_path: Path) -> None:
     assert runner.invoke(app, ["draft", str(corpus), "--lang", "fr"]).exit_code == 2
     result = runner.invoke(app, ["draft", str(corpus), "--engine", "extractive"])
     assert result.exit_code == 0 and "4 note(s) drafted with extractive" in result.stdout
-    stubs, _ = find_stubs(corpus)
-    assert stubs == []
+    assert find_stubs(corpus).stubs == []

@@ -3,7 +3,7 @@
 In: a corpus directory (and optionally a built site). Out: a list of
 ``Diagnostic`` records. Errors (bad front matter, missing required fields,
 duplicate ids or papers, formulas KaTeX rejects) make ``papernotes check`` exit
-non-zero; warnings (missing or empty sections, broken links, suspected
+non-zero; warnings (missing, empty or doubled sections, broken links, suspected
 misfiles, unknown taxonomy names) do not. A built site is compared with the
 corpus by ``check/site.py``.
 """
@@ -24,7 +24,7 @@ from papernotes.check.translations import translation_problems
 from papernotes.config import load_config, load_site_taxonomy
 from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
-from papernotes.corpus.model import SECTIONS, Entry, Note
+from papernotes.corpus.model import SECTIONS, Entry, Note, SectionInfo
 from papernotes.site.plan import resolve_local_link, site_urls
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.site.resolve import resolve
@@ -52,10 +52,10 @@ def normalise_title(title: str) -> str:
 
 
 def section_problems(note: Note) -> list[Diagnostic]:
+    problems = doubled_sections(note)
     if note.status == "stub":
-        return []
+        return problems
     found = {s.key: s for s in note.sections if s.key}
-    problems = []
     for key in REQUIRED_SECTIONS:
         zh, en, _ = SECTIONS[key]
         heading = en if note.lang == "en" else zh
@@ -66,6 +66,34 @@ def section_problems(note: Note) -> list[Diagnostic]:
             problems.append(warning(note.path, note.body_line, f"missing section `## {heading}`", "missing-section"))
         elif info.chars == 0:
             problems.append(warning(note.path, info.line, f"empty section `## {info.heading}`", "empty-section"))
+    return problems
+
+
+_MAIN_NAMES = {key: (zh, en.casefold()) for key, (zh, en, _) in SECTIONS.items()}
+
+
+def doubled_sections(note: Note) -> list[Diagnostic]:
+    """A canonical section written again, at each later copy: under its zh or en name (``局限性 / 可改进方向``
+    counts as ``局限性``) or the same heading; two headings that share only an alias (``实验设置``,
+    ``实验结果``) are two sections of their own."""
+    keys = [info.key for info in note.sections if info.key]
+    if len(keys) == len(set(keys)):  # nearly every note: no key twice
+        return []
+    main: dict[str, SectionInfo] = {}
+    same: dict[str, SectionInfo] = {}
+    problems = []
+    for info in note.sections:
+        if not info.key:
+            continue
+        heading = info.heading.casefold()
+        is_main = heading.startswith(_MAIN_NAMES[info.key])
+        earlier = (main.get(info.key) if is_main else None) or same.get(heading)
+        if earlier is not None:
+            problems.append(warning(note.path, info.line, f"section `## {info.heading}` appears twice (first "
+                                    f"`## {earlier.heading}` at line {earlier.line}); keep one", "doubled-section"))
+        if is_main:
+            main.setdefault(info.key, info)
+        same.setdefault(heading, info)
     return problems
 
 

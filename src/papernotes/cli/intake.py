@@ -6,6 +6,7 @@ are imported inside the commands so ``papernotes --help`` stays instant.
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,7 +14,7 @@ import typer
 from rich.markup import escape
 
 from papernotes.cli.common import app, err, exit_on_errors, fail, out
-from papernotes.cli.output import report
+from papernotes.cli.output import report, say
 from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
 
@@ -80,14 +81,18 @@ def draft_command(
     batch: Annotated[bool, typer.Option(
         "--batch", help="Send the requests through the OpenAI Batch API (half price, within 24 h); "
                         "re-run to resume a run that was interrupted.")] = False,
-    limit: Annotated[Optional[int], typer.Option(min=0, help="Draft at most N stubs (in path order).")] = None,
+    limit: Annotated[Optional[int], typer.Option(min=0, help="Draft at most N notes (in path order).")] = None,
     lang: Annotated[Optional[str], typer.Option(
-        help="Language of the draft: zh or en (default: the note's `lang`, else the site language).")] = None,
+        help="Language to write the draft in: zh or en (default: the language of the note's section headings, "
+             "else the `lang` of a note not drafted yet, else the site language).")] = None,
+    force: Annotated[bool, typer.Option(
+        "--force", help="Redraft notes already drafted, and replace sections edited since the last draft.")] = False,
+    verbose: Annotated[bool, typer.Option("-v", "--verbose", help="List every note not drafted, with why.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
-    """Fill stub notes with the canonical sections, summary, keywords and (openai) ratings, from the PDF beside each note when there is one (its numbers checked against it), else from the abstract.
+    """Fill the notes that need it (`status: stub`, or canonical sections all empty, as `new` makes them) with the canonical sections, summary, keywords and (openai) ratings, from the PDF beside each note when there is one (its numbers checked against it), else from the abstract.
 
-    Exit status 1 when a stub could not be drafted (it stays a stub, with `draft_error`) or a PDF beside a note could not be read (the note is drafted from its abstract); every finished note is saved either way.
+    A draft replaces the canonical sections in place; a section edited by hand since the last draft is kept (`--force` replaces it), and so is text under headings of your own. `lang` is set to the language the text is in. Notes not drafted are counted by reason (`-v` lists them). Exit status 1 when a note could not be drafted (it is left as it was, with `draft_error`) or a PDF beside a note could not be read (the note is drafted from its abstract); every finished note is saved either way.
     """
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import PapernotesError
@@ -99,21 +104,36 @@ def draft_command(
         raise typer.BadParameter("choose zh or en", param_hint="--lang")
     try:
         with progress_bar(err, disable=quiet) as progress:
-            result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress, batch=batch)
+            result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress, batch=batch,
+                           force=force)
     except PapernotesError as exc:
         raise fail(exc) from None
     report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
     if not quiet:
-        _print_draft_summary(result)
+        _print_draft_summary(result, verbose)
     exit_on_errors(result.diagnostics)
 
 
-def _print_draft_summary(result) -> None:  # type: ignore[no-untyped-def]  # DraftResult, imported lazily
+def _print_draft_summary(result, verbose: bool) -> None:  # type: ignore[no-untyped-def]  # DraftResult, lazily
+    if verbose:
+        for path, why in result.skipped:
+            say(f"{path}: skipped: {why}")
+        for path, keys in result.kept:
+            say(f"{path}: kept, edited since the last draft: {', '.join(keys)}")
+    counts = Counter(why for _, why in result.skipped)
+    reasons = "; ".join(f"{n} {why}" for why, n in sorted(counts.items(), key=lambda c: (-c[1], c[0])))
+    listed = "" if verbose or not result.skipped else " (-v lists them)"
     if not result.drafted and not result.failed and not result.diagnostics:
-        out.print("no stub to draft (a stub has `status: stub`; `papernotes ingest` makes them)")
+        say(f"no note to draft: {reasons}{listed}" if reasons else
+            "no note to draft (`papernotes ingest` and `papernotes new` make notes to draft)")
         return
-    failed = f", {len(result.failed)} failed (still stubs, see `draft_error`)" if result.failed else ""
-    out.print(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
+    failed = f", {len(result.failed)} failed (left as they were, see `draft_error`)" if result.failed else ""
+    say(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
+    if result.kept:
+        say(f"kept {sum(len(k) for _, k in result.kept)} section(s) edited since the last draft in "
+            f"{len(result.kept)} note(s) (--force replaces them)")
+    if reasons:
+        say(f"{len(result.skipped)} note(s) not drafted: {reasons}{listed}")
     if result.grounded:
         marked = f", {result.unsupported} not in the paper (marked ⚠)" if result.unsupported else ""
         repairs = f"; {result.ground_repaired} sent back for a repair" if result.usage is not None else ""
@@ -131,13 +151,13 @@ def _print_draft_summary(result) -> None:  # type: ignore[no-untyped-def]  # Dra
 @app.command("read")
 def read_command(
     pdf: Annotated[Path, typer.Argument(help="A paper's PDF.", dir_okay=False, show_default=False)],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the sections and paragraphs as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the sections, paragraphs, figures and tables as JSON.")] = False,
     corpus: Annotated[Optional[Path], typer.Option(
         help="Corpus whose cache to use (default: the nearest folder above the PDF with papernotes.toml "
              "or .papernotes/; none: no cache).", file_okay=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Read the PDF again, ignoring the cache.")] = False,
 ) -> None:
-    """Print what the pipeline reads from a PDF: sections in reading order, page numbers, references cut, appendix."""
+    """Print what the pipeline reads from a PDF: sections in reading order, pages, appendix, figures and tables."""
     import json
 
     from papernotes.errors import PapernotesError
@@ -168,6 +188,10 @@ def read_command(
         for section in sections:
             lines.append(f"\n## {section.heading or '(front matter)'}  [p. {section.page}]")
             lines.extend(f"[p. {p.page}] {p.text}" for p in section.paragraphs)
+    if paper.figures or paper.tables:
+        lines.append(f"\n==== FIGURES AND TABLES ({len(paper.figures)} + {len(paper.tables)}) ====")
+        lines.extend(f"[p. {f.page}] {f.label}, box {', '.join(f'{v:g}' for v in f.bbox)}: {f.caption}"
+                     for f in (*paper.figures, *paper.tables))
     out.file.write("\n".join(lines) + "\n")
 
 

@@ -24,7 +24,7 @@ REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
               "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of"}
 """Keys the parser reads into ``Note`` fields."""
-WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model",  # draft
+WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model", "draft_digest",  # draft
                           "meta", "mkdocs_header", "domain_label"})  # import-mkdocs
 """Keys the pipeline writes and keeps for itself (in ``Note.extra``)."""
 OWN_KEY_PREFIX = "x_"
@@ -129,14 +129,23 @@ _FENCE_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)"
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 
 
-def _outline(body: str, body_line: int) -> tuple[tuple[SectionInfo, ...], str, str]:
-    """Section outline, the first paragraph of the summary section and the ratings section's text.
+def headings(body: str) -> list[re.Match[str]]:
+    """The ``## `` heading lines of a body outside fenced code, in order (group 1: the heading's text).
 
     Regex scans rather than a loop over lines: this runs on every note of a cold build.
     """
     fences = [m.span() for m in _FENCE_BLOCK.finditer(body)] if ("```" in body or "~~~" in body) else []
-    heads = [m for m in _HEADING2.finditer(body)
-             if not fences or not any(a <= m.start() < b for a, b in fences)]
+    return [m for m in _HEADING2.finditer(body) if not fences or not any(a <= m.start() < b for a, b in fences)]
+
+
+def heading_text(match: re.Match[str]) -> str:
+    """A heading as written, without closing ``#``s."""
+    return match.group(1).strip().rstrip("#").strip()
+
+
+def _outline(body: str, body_line: int) -> tuple[tuple[SectionInfo, ...], str, str]:
+    """Section outline, the first paragraph of the summary section and the ratings section's text."""
+    heads = headings(body)
     sections: list[SectionInfo] = []
     summary = ratings = ""
     line = body_line
@@ -146,7 +155,7 @@ def _outline(body: str, body_line: int) -> tuple[tuple[SectionInfo, ...], str, s
         pos = m.start()
         end = heads[i + 1].start() if i + 1 < len(heads) else len(body)
         text = body[m.end():end].strip()
-        heading = m.group(1).strip().rstrip("#").strip()
+        heading = heading_text(m)
         key = section_key(heading)
         sections.append(SectionInfo(key, heading, line, len(text)))
         if key == "summary" and not summary and text:

@@ -1,17 +1,19 @@
-"""Draft stage: stub notes (``status: stub``) become drafted notes.
+"""Draft stage: notes that need a draft (``status: stub``, or canonical sections all empty) get one.
 
-In: the corpus's stubs, an engine (``papernotes.intake.engines``) and a
-language; a stub's paper when its PDF is beside it (``foo.md`` ↔ ``foo.pdf``).
-Out: each stub rewritten atomically the moment its draft is ready, with the
-canonical sections, and ``summary``, ``keywords``, ``ratings``, ``status:
-drafted`` and, when the paper was read, ``grounding: {checked, unsupported,
-pdf_sha256}`` in its front matter; numbers the paper does not have are marked
-``⚠`` in the text.
+In: the corpus's notes, an engine (``papernotes.intake.engines``), a
+language and ``--force``; a note's paper when its PDF is beside it (``foo.md``
+↔ ``foo.pdf``). Out: each note rewritten atomically the moment its draft is
+ready, its canonical sections replaced (``papernotes.intake.redraft``: sections
+a person edited since the last draft are kept), and ``summary``, ``keywords``,
+``ratings``, ``lang`` (the language the text is in), ``status: drafted``,
+``draft_digest`` and, when the paper was read, ``grounding: {checked,
+unsupported, pdf_sha256}`` in its front matter; numbers the paper does not
+have are marked ``⚠`` in the text. Every note not drafted is listed with why.
 
-This module holds what every engine shares: finding stubs, the prompt files,
-validating a model's reply, rendering and writing a note, and the ``DraftJob``
-an engine works through. A PDF that cannot be read is reported as
-``path.pdf: error: …`` and the stub is drafted from its abstract. A note that
+This module holds what every engine shares: finding the notes to draft, the
+prompt files, validating a model's reply, rendering and writing a note, and the
+``DraftJob`` an engine works through. A PDF that cannot be read is reported as
+``path.pdf: error: …`` and the note is drafted from its abstract. A note that
 changed on disk while its draft was being made is left alone.
 """
 from __future__ import annotations
@@ -24,22 +26,36 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import Any, NamedTuple
 
 from papernotes.config import load_config
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
+from papernotes.corpus.translation import translation_name
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake.engines import ENGINES, DraftEngine
+from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
 from papernotes.intake.llm import LLMSettings, Usage
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
+from papernotes.intake.redraft import (
+    DIGEST_KEY,
+    SECTION_KEYS,
+    decide,
+    digest,
+    heading_language,
+    language,
+    merge,
+    prose,
+    record_of,
+)
 from papernotes.registry import UnknownName
 from papernotes.site.publish import atomic_write
 
-SECTION_KEYS = ("background", "method", "experiments", "highlights", "limitations", "related")
 MAX_KEYWORDS = 10
+SKIP_TRANSLATION = "a translation (`papernotes translate` makes it from its original)"
+SKIP_UNREADABLE = "cannot be read (`papernotes check` says why)"
 
 Progress = Callable[[str, int, int], None]
 
@@ -56,6 +72,8 @@ class Stub:
     body: str
     source: str = ""
     """The note's text as read: a draft rewrites its front matter in place, comments and key order kept."""
+    keep: tuple[str, ...] = ()
+    """Canonical sections (``summary``: with the front matter's) a person wrote since the last draft: kept."""
 
     def text(self, key: str) -> str:
         value = self.front.get(key)
@@ -101,26 +119,50 @@ class DraftResult:
     engine: str = ""
     batch_price_factor: float = 1.0
     """What a batch token costs relative to a live one (for the cost line)."""
+    skipped: tuple[tuple[str, str], ...] = ()
+    """``(path, why)`` of every note not drafted."""
+    kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """``(path, keys)`` of drafted notes whose sections a person had edited, kept as they were."""
 
 
 # ---------------------------------------------------------------- reading stubs
 
-def find_stubs(corpus: Path) -> tuple[list[Stub], list[str]]:
-    """Stubs in path order, and every note's abstract (the extractive engine's corpus)."""
-    stubs: list[Stub] = []
-    abstracts: list[str] = []
+class Found(NamedTuple):
+    stubs: list[Stub]
+    """The notes to draft, in path order."""
+    abstracts: list[str]
+    """Every note's abstract (the extractive engine's corpus)."""
+    skipped: list[tuple[str, str]]
+    """``(path, why)`` of the other notes."""
+
+
+def find_stubs(corpus: Path, force: bool = False) -> Found:
+    """The notes that need a draft (``redraft.decide``; ``force``: drafted ones too), and why the others do not."""
+    found = Found([], [], [])
     for source in sorted(scan(corpus), key=lambda f: f.path):
         try:
             data = (corpus / source.path).read_bytes()
             text = data.decode("utf-8")
             front, body, _ = read(text)
         except (OSError, UnicodeDecodeError, FrontMatterError):
-            continue  # `check` and `build` report unreadable notes
+            found.skipped.append((source.path, SKIP_UNREADABLE))
+            continue
         if isinstance(front.get("abstract"), str) and front["abstract"].strip():
-            abstracts.append(front["abstract"])
-        if str(front.get("status", "")).strip() == "stub":
-            stubs.append(Stub(source.path, hashlib.sha1(data).hexdigest(), front, body, text))
-    return stubs, abstracts
+            found.abstracts.append(front["abstract"])
+        if translation_name(source.path)[1]:
+            found.skipped.append((source.path, SKIP_TRANSLATION))
+            continue
+        decision = decide(front, body, force)
+        if decision.skip:
+            found.skipped.append((source.path, decision.skip))
+        else:
+            found.stubs.append(Stub(source.path, hashlib.sha1(data).hexdigest(), front, body, text, decision.keep))
+    return found
+
+
+def stub_abstract(stub: Stub, paper: PaperText | None) -> str:
+    """The note's abstract, else the one printed in its paper, else ``""``: what every engine drafts from."""
+    return stub.text("abstract") or (abstract_of(paper) if paper is not None else "")
 
 
 # ---------------------------------------------------------------- prompts
@@ -232,31 +274,42 @@ def _merge_keywords(*groups: Any) -> list[str]:
     return out[:MAX_KEYWORDS]
 
 
-def body_parts(stub: Stub, drafted: Drafted, lang: str) -> list[tuple[str, str]]:
-    """``(key, text)`` of each ``##`` part of the drafted body, in order: summary, sections, ratings, the stub's own text."""
-    parts = [("summary", f"## {heading('summary', lang)}\n{drafted.summary}")]
-    parts.extend((key, f"## {heading(key, lang)}\n{drafted.sections[key]}") for key in SECTION_KEYS)
+def _drafted_parts(drafted: Drafted, lang: str) -> dict[str, str]:
+    """Canonical key -> ``## heading`` and text of each section the draft wrote."""
+    parts = {"summary": f"## {heading('summary', lang)}\n{drafted.summary}"}
+    parts.update((key, f"## {heading(key, lang)}\n{drafted.sections[key]}") for key in SECTION_KEYS)
     if drafted.ratings:
         lines = "\n".join(f"- {_rating_label(k, lang)}: {'⭐' * v}" for k, v in drafted.ratings.items())
-        parts.append(("ratings", f"## {heading('ratings', lang)}\n{lines}"))
-    if stub.body.strip():
-        parts.append(("", stub.body.strip()))
+        parts["ratings"] = f"## {heading('ratings', lang)}\n{lines}"
     return parts
+
+
+def body_parts(stub: Stub, drafted: Drafted, lang: str) -> list[tuple[str, str]]:
+    """``(key, text)`` of each part of the drafted body, in order: ``key`` names a section the draft wrote,
+    ``""`` text the note keeps (its own sections, sections a person edited, text before the headings)."""
+    return merge(stub.body, _drafted_parts(drafted, lang), stub.keep)
 
 
 def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
                    grounding: Grounding | None = None) -> str:
-    """The stub's text with its draft: sections first, any text the stub already had after them."""
+    """The note's text with its draft: canonical sections replaced, the note's own and edited text kept."""
+    parts = body_parts(stub, drafted, lang)
+    written = {key: text.split("\n", 1)[1] if "\n" in text else "" for key, text in parts if key}
+    record = {k: v for k, v in record_of(stub.front).items() if k not in stub.keep}
+    record.update((key, digest(text)) for key, text in written.items())
     source = stub.front.get("keywords") if isinstance(stub.front.get("keywords"), list) else []
+    summary = drafted.summary if "summary" in written else stub.text("summary")
     front: dict[str, Any] = {"draft_error": DELETE, "keywords": _merge_keywords(drafted.keywords, source),
-                             "summary": drafted.summary, "lang": lang, "status": "drafted",
-                             "draft_engine": drafted.engine,
+                             "lang": language(f"{summary}\n{prose(parts)}"), "status": "drafted",
+                             "draft_engine": drafted.engine, DIGEST_KEY: record,
                              "grounding": grounding.to_front() if grounding is not None else DELETE}
-    if drafted.ratings:
+    if "summary" in written:
+        front["summary"] = drafted.summary
+    if drafted.ratings and "ratings" in written:
         front["ratings"] = dict(drafted.ratings)
     if model:
         front["draft_model"] = model
-    body = "\n\n".join(text for _, text in body_parts(stub, drafted, lang))
+    body = "\n\n".join(text for _, text in parts)
     return update(stub.source, front, order=KEY_ORDER, body="\n" + body + "\n")
 
 
@@ -311,6 +364,10 @@ class DraftJob:
         self._papers[stub.path] = paper
         return paper
 
+    def abstract(self, stub: Stub) -> str:
+        """The note's abstract, else its paper's (``stub_abstract``)."""
+        return stub_abstract(stub, self.paper(stub))
+
     def finish(self, stub: Stub, drafted: Drafted, grounding: Grounding | None = None, model: str = "") -> None:
         if self._done(stub, render_drafted(stub, drafted, self.langs[stub.path], model, grounding)):
             self.drafted.append(stub.path)
@@ -322,7 +379,8 @@ class DraftJob:
     def fail(self, stub: Stub, reason: str) -> None:
         if self._done(stub, update(stub.source, {"draft_error": reason}, order=KEY_ORDER)):
             self.failed.append((stub.path, reason))
-            self.problems.append(error(stub.path, 0, f"draft failed, still a stub: {reason}", "draft-failed"))
+            still = "still a stub" if stub.text("status") == "stub" else "left as it was"
+            self.problems.append(error(stub.path, 0, f"draft failed, {still}: {reason}", "draft-failed"))
 
     def _done(self, stub: Stub, text: str) -> bool:
         written = _write_if_unchanged(self.corpus, stub, text)
@@ -336,6 +394,16 @@ class DraftJob:
 
 
 # ---------------------------------------------------------------- the stage
+
+def asked_language(stub: Stub, site: str) -> str:
+    """The language to write a draft in: the one the note's canonical headings are in (a redraft keeps the
+    language of the draft before), else the note's ``lang`` until it is drafted (``new --lang en`` asks for
+    English), else the site's. A drafted note's ``lang`` records what its text is in, not what was asked."""
+    if found := heading_language(stub.body):
+        return found
+    drafted = isinstance(stub.front.get("draft_engine"), str)
+    return stub.text("lang") if not drafted and stub.text("lang") in ("zh", "en") else site
+
 
 def engine_for(name: str, batch: bool = False) -> DraftEngine:
     """The registered engine ``name``, or its batch mode; a ``CorpusError`` naming the choices otherwise."""
@@ -352,21 +420,26 @@ def engine_for(name: str, batch: bool = False) -> DraftEngine:
 
 
 def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: str | None = None,
-          progress: Progress | None = None, backoff_base: float = 1.0, batch: bool = False) -> DraftResult:
-    """Draft up to ``limit`` stubs of ``corpus`` (in path order) with ``engine`` (its batch mode with ``batch``)."""
+          progress: Progress | None = None, backoff_base: float = 1.0, batch: bool = False,
+          force: bool = False) -> DraftResult:
+    """Draft up to ``limit`` notes of ``corpus`` that need it (in path order) with ``engine`` (its batch mode
+    with ``batch``); ``force``: drafted notes too, edited sections included."""
     if not corpus.is_dir():
         raise CorpusError(f"{corpus}: corpus directory not found")
     chosen = engine_for(engine, batch)
     config, _ = load_config(corpus)
-    stubs, abstracts = find_stubs(corpus)
+    stubs, abstracts, skipped = find_stubs(corpus, force)
     if limit is not None:
+        skipped += [(s.path, f"left for a later run (--limit {limit})") for s in stubs[max(0, limit):]]
         stubs = stubs[:max(0, limit)]
-    langs = {s.path: lang or (s.text("lang") if s.text("lang") in ("zh", "en") else config.language) for s in stubs}
+    langs = {s.path: lang or asked_language(s, config.language) for s in stubs}
     settings = LLMSettings.resolve(config.llm, corpus) if chosen.uses_llm else None
     job = DraftJob(corpus, stubs, langs, abstracts, settings, progress, backoff_base)
     usage = chosen.run(job) if stubs else (Usage() if chosen.uses_llm else None)
+    done = set(job.drafted)
     return DraftResult(tuple(job.drafted), tuple(job.failed), job.repaired, usage,
                        usage.cost(settings) if usage is not None and settings is not None else 0.0,
                        settings.model if settings is not None else "", tuple(job.problems), job.grounded,
                        job.checked, job.unsupported, job.ground_repaired, chosen.name,
-                       settings.batch_price_factor if settings is not None else 1.0)
+                       settings.batch_price_factor if settings is not None else 1.0, tuple(sorted(skipped)),
+                       tuple((s.path, s.keep) for s in stubs if s.keep and s.path in done))

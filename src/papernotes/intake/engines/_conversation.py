@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import Grounding
-from papernotes.intake.draft import Drafted, Prompt, Stub, json_object, validate_reply
+from papernotes.intake.draft import Drafted, Prompt, Stub, json_object, stub_abstract, validate_reply
 from papernotes.intake.engines import _grounding
-from papernotes.intake.engines._paper import Reading, abstract_of, estimate_tokens, fit, plan, reply_reserve
+from papernotes.intake.engines._paper import Reading, estimate_tokens, fit, plan, reply_reserve
 from papernotes.intake.llm import Call, Completion, LLMSettings, Messages, Reply, RequestError, cache_key
 from papernotes.intake.paper import PaperText
 
@@ -93,7 +93,7 @@ class Prompts:
 
 
 def _fields(stub: Stub, paper: PaperText | None) -> dict[str, str]:
-    abstract = stub.text("abstract") or (abstract_of(paper) if paper is not None else "")
+    abstract = stub_abstract(stub, paper)
     return {"title": stub.text("title"), "authors": ", ".join(stub.authors()) or "-",
             "venue": stub.text("venue") or "-", "abstract": abstract or "-"}
 
@@ -139,6 +139,8 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
         return Call(cache_key(identity, messages, settings.model), messages)
 
     fields = _fields(stub, paper)
+    if paper is None and fields["abstract"] == "-":  # a title alone is no basis for a note
+        return Outcome(None, failure="no abstract to draft from (no `abstract:` in the note, no readable PDF beside it)")
     reading = reading_for(stub, paper, prompts, settings)
     repaired = 0
     facts_text = ""

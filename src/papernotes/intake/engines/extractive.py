@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from papernotes.intake.draft import SECTION_KEYS, Drafted, DraftJob
 from papernotes.intake.engines import DraftEngine, _grounding
-from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import Extract, Keyphraser, extract
 from papernotes.intake.paper import PaperText
 from papernotes.intake.results import LIMITATION_HEADING, RESULT_HEADING, ResultsTable, paper_sentences, results_table
@@ -75,7 +74,7 @@ def run(job: DraftJob) -> None:
     for stub in job.stubs:
         lang = job.langs[stub.path]
         paper = job.paper(stub)
-        abstract = stub.text("abstract") or (abstract_of(paper) if paper is not None else "")
+        abstract = job.abstract(stub)
         if not abstract:
             job.fail(stub, "no abstract to extract from")
             continue
