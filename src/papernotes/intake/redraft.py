@@ -34,7 +34,7 @@ from typing import Any
 from papernotes.corpus.model import SECTIONS
 from papernotes.corpus.parse import heading_text, headings, section_key
 from papernotes.intake.scaffold import RATING_LINES
-from papernotes.site.search.tokenize import is_cjk
+from papernotes.text import is_cjk
 
 DIGEST_KEY = "draft_digest"
 """Front-matter key of the record: canonical section key -> digest of the text the last draft wrote there."""
