@@ -88,6 +88,7 @@ def test_mixed_scripts() -> None:
     low = mixed.lower()
     assert latin_words(low) == ["gpt", "4", "with", "rényi", "lora", "based", "text", "to", "image"]
     assert latin_words(low, "-") == ["gpt-4", "with", "rényi", "lora-based", "text-to-image"]
+    assert latin_words("rényi a--b c-+d", "[-+]+", accents=False) == ["r", "nyi", "a--b", "c-+d"]
     assert compounds(low) == ["gpt4", "lorabased", "texttoimage"]
     assert cjk_runs(mixed) == ["基于", "的检索", "㐀㐁"]
     assert strip_accents("rényi") == "renyi"

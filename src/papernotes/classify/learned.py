@@ -113,7 +113,7 @@ def predict(notes: Sequence[Note], taxonomy: Taxonomy, settings: Settings = Sett
 
 def _tokens(text: str) -> list[str]:
     """Latin words and word bigrams, Chinese character bigrams (no segmenter: measured as good as jieba)."""
-    words = [w for w in latin_words(text, "-+") if len(w) > 1 or not w.isdigit()]  # "gpt-4"; no lone digit
+    words = [w for w in latin_words(text, "[-+]+", accents=False) if len(w) > 1 or not w.isdigit()]  # no lone digit
     tokens = words + [f"{a} {b}" for a, b in zip(words, words[1:])]
     for run in cjk_runs(text):
         tokens.extend(ngrams(run, 2) or [run])
