@@ -72,9 +72,10 @@ def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.Mo
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     rows = related(notes)
     assert related(list(reversed(notes))) == rows
-    import papernotes.site.related_model as model
+    import papernotes.site.related.model as model
+    import papernotes.site.related.pruned as pruned
 
-    monkeypatch.setattr(model, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
+    monkeypatch.setattr(pruned, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
     monkeypatch.setattr(model, "DOT_ROWS", 3)
     assert related(notes) == rows
 
@@ -87,8 +88,8 @@ def test_rows_scored_by_a_forked_process_too_are_the_same(exact_notes: int, tmp_
     import os
     import time
 
-    import papernotes.site.related as module
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
+    import papernotes.site.related.lists as module
     from papernotes import forks
 
     monkeypatch.setattr(exact, "EXACT_NOTES", exact_notes)
@@ -160,7 +161,7 @@ def example_inputs() -> list[RelatedInput]:
 
 
 def test_pruned_lists_agree_with_exact_cosine_on_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
 
     notes = example_inputs()
     monkeypatch.setattr(exact, "EXACT_NOTES", 0)  # candidates pruned, as beyond EXACT_NOTES notes
@@ -202,7 +203,7 @@ def random_notes(seed: int, count: int) -> list[RelatedInput]:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_exact_lists_equal_every_pair_scored_in_plain_python(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
 
     notes = random_notes(seed, 150)
     monkeypatch.setattr(exact, "SPARE", seed)  # few spare neighbours: duplicates force whole-row sorts
@@ -247,16 +248,16 @@ def pruned_top(notes: list[RelatedInput], query_terms: int, postings: int, candi
 
 @pytest.mark.parametrize("seed", range(4))
 def test_pruned_lists_equal_the_algorithm_read_plainly(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related as module
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
+    import papernotes.site.related.pruned as module
 
     limits = {"QUERY_TERMS": 4 + seed, "POSTINGS": 3 + seed, "CANDIDATES": 4, "MIN_DF_CAP": 4, "MAX_DF": 0.3}
     for name, value in limits.items():
         monkeypatch.setattr(module, name, value)
     monkeypatch.setattr(exact, "EXACT_NOTES", 0)
-    import papernotes.site.related_model as model
+    import papernotes.site.related.model as model
 
-    monkeypatch.setattr(model, "BLOCK_ROWS", 9)
+    monkeypatch.setattr(module, "BLOCK_ROWS", 9)
     monkeypatch.setattr(model, "DOT_ROWS", 4)
     notes = random_notes(seed, 150)
     assert related(notes) == pruned_top(notes, 4 + seed, 3 + seed, 4, max(0.3 * 150, 4))
@@ -290,7 +291,7 @@ def rebuilt_equals_clean(corpus: Path, site: Path, tmp: Path) -> None:
 
 
 def test_a_body_edit_computes_nothing_and_renders_one_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related as module
+    import papernotes.site.related.store as store
 
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus)
@@ -301,8 +302,8 @@ def test_a_body_edit_computes_nothing_and_renders_one_page(tmp_path: Path, monke
     build(corpus, site)
     feeds = {p: p.read_bytes() for p in (site / "feeds").rglob("*.xml")}
     calls = []
-    real = module.related
-    monkeypatch.setattr(module, "related", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = store.compute
+    monkeypatch.setattr(store, "compute", lambda *a, **k: calls.append(1) or real(*a, **k))
     target = example_notes(corpus / "ICLR2024")[0]
     target.write_text(target.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
     result = build(corpus, site)
@@ -360,12 +361,13 @@ def test_updates_after_edits_equal_a_fresh_computation(seed: int, exact_notes: i
     import random
 
     import papernotes.site.related as module
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
+    import papernotes.site.related.pruned as pruned
     from papernotes.cache import BuildCache
 
     monkeypatch.setattr(exact, "EXACT_NOTES", exact_notes)
     for name, value in (("POSTINGS", 3), ("QUERY_TERMS", 6), ("CANDIDATES", 4), ("MIN_DF_CAP", 4), ("MAX_DF", 0.3)):
-        monkeypatch.setattr(module, name, value)
+        monkeypatch.setattr(pruned, name, value)
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(600)] + ["联邦学习", "模型量化", "知识蒸馏", "扩散模型"]
 
