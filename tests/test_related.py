@@ -7,6 +7,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import EXAMPLES, example_notes, write_note
@@ -210,6 +211,30 @@ def test_exact_lists_equal_every_pair_scored_in_plain_python(seed: int, monkeypa
     monkeypatch.setattr(exact, "BLOCK_CELLS", 150 * 7)
     assert related(notes) == quantised_top(notes)
     assert related(example_inputs()) == quantised_top(example_inputs())
+
+
+def test_numpy_cosines_equal_tf_idf_weighted_in_plain_python() -> None:
+    """Every pair's score from the numpy model equals TF-IDF cosine computed plainly: raw counts times
+    scikit-learn's smoothed idf ``ln((1 + n) / (1 + df)) + 1`` in steps of 1/16. A change of weighting
+    (tf, idf, its rounding, the norm) changes these scores even where it leaves the top five alone."""
+    from papernotes.site.related.exact import Exact
+    from papernotes.site.related.model import Model
+
+    notes = sorted(random_notes(7, 80) + example_inputs(), key=lambda r: r.path)
+    model = Model(notes)
+    scores = Exact(model).cosines(np.arange(model.n))
+    counts = [Counter(n.terms) for n in notes]
+    df = Counter(t for c in counts for t in c)
+    weights = [{t: k * round(16 * (math.log((1 + len(notes)) / (1 + df[t])) + 1)) for t, k in c.items()}
+               for c in counts]
+    norms = [math.sqrt(sum(w * w for w in v.values())) for v in weights]
+    plain = np.array([[0.0 if i == j else sum(w * weights[j].get(t, 0) for t, w in weights[i].items())
+                       / (norms[i] * norms[j]) for j in range(len(notes))] for i in range(len(notes))])
+    assert np.count_nonzero(plain) > len(notes) * 10  # pairs that share terms, many
+    np.testing.assert_allclose(scores, plain, rtol=1e-12, atol=0)
+    pairs = np.flatnonzero(plain[0])  # the pruned path's exact dot products, the same numbers unnormalised
+    dots = model.dots(np.array([0]), np.zeros(len(pairs), np.int64), pairs)
+    np.testing.assert_allclose(dots / (norms[0] * np.array(norms)[pairs]), plain[0][pairs], rtol=1e-12)
 
 
 def pruned_top(notes: list[RelatedInput], query_terms: int, postings: int, candidates: int,
