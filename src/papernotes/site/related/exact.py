@@ -39,10 +39,12 @@ class Exact:
         self.dense = np.zeros((m.n, len(common)), np.float64)
         self.dense[m.row[dense], at[dense]] = m.weight[dense]
         rare = np.flatnonzero(~dense & (m.df[m.col] > 1))  # a term of one note scores against no other
-        self.r_indptr, self.r_col, self.r_weight = indptr_of(m.row[rare], m.n), m.col[rare], m.weight[rare]
+        # weights as float64: bincount sums float64 (exactly, as integers), and would convert them per block
+        self.r_indptr, self.r_col = indptr_of(m.row[rare], m.n), m.col[rare]
+        self.r_weight = m.weight[rare].astype(np.float64)
         by_term = rare[np.argsort(m.col[rare], kind="stable")]  # by term, then note
         self.c_indptr = indptr_of(m.col[by_term], len(m.vocab))
-        self.c_row, self.c_weight = m.row[by_term], m.weight[by_term]
+        self.c_row, self.c_weight = m.row[by_term], m.weight[by_term].astype(np.float64)
 
     def cosines(self, rows: np.ndarray) -> np.ndarray:
         """``len(rows) × n`` cosines of ``rows`` with every note (0 with itself)."""
@@ -52,12 +54,14 @@ class Exact:
         terms = self.r_col[own]
         fan = self.c_indptr[terms + 1] - self.c_indptr[terms]
         theirs = spans(self.c_indptr, terms)
-        local = np.repeat(np.arange(size, dtype=np.int64), self.r_indptr[rows + 1] - self.r_indptr[rows])
-        cells = np.repeat(local * m.n, fan) + self.c_row[theirs]
-        scores += np.bincount(cells, np.repeat(self.r_weight[own], fan) * self.c_weight[theirs],
-                              minlength=size * m.n).reshape(size, m.n)
+        cells = np.repeat(np.repeat(np.arange(0, size * m.n, m.n), self.r_indptr[rows + 1] - self.r_indptr[rows]), fan)
+        cells += self.c_row[theirs]  # (row in the block, note) as one index
+        products = np.repeat(self.r_weight[own], fan)
+        products *= self.c_weight[theirs]
+        scores += np.bincount(cells, products, minlength=size * m.n).reshape(size, m.n)
         scores[np.arange(size), rows] = 0.0
-        return scores / (m.norms[rows][:, None] * m.norms[None, :])
+        scores /= m.norms[rows][:, None] * m.norms[None, :]
+        return scores
 
     def rows(self, todo: Sequence[int]) -> list[Row]:
         out: list[Row] = []
