@@ -24,6 +24,31 @@ def test_terms_are_words_and_cjk_bigrams_and_trigrams() -> None:
     assert terms_of("LoRA for LLMs", "联邦学习", ("x",)) == ("lora", "for", "llms", "联邦", "邦学", "学习", "联邦学", "邦学习")
 
 
+def test_the_package_modules_import_only_those_before_them() -> None:
+    """``site/related/`` has no import cycle: each module imports (anywhere in it) only the modules listed
+    before it in the package docstring's order, never the package itself."""
+    import ast
+
+    import papernotes.site.related as package
+
+    order = ["terms", "model", "exact", "pruned", "update", "lists", "store"]
+    folder = Path(package.__file__).parent
+    assert sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__") == sorted(order)
+    for k, name in enumerate(order):
+        imported = set()
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "papernotes.site.related":
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("papernotes.site.related."):
+                imported.add(node.module.rsplit(".", 1)[1])
+            elif isinstance(node, ast.Import):
+                inside = [a.name for a in node.names if a.name.startswith("papernotes.site.related.")]
+                imported |= {name.rsplit(".", 1)[1] for name in inside}
+            if isinstance(node, ast.ImportFrom) and node.module == "papernotes.site":
+                assert "related" not in {alias.name for alias in node.names}, name  # the package: a cycle
+        assert imported <= set(order[:k]), (name, imported - set(order[:k]))
+
+
 def test_self_and_duplicates_of_the_same_paper_are_left_out() -> None:
     notes = [note("a.md", "Federated LoRA tuning", "federated lora adapters", arxiv="2401.00001"),
              note("b.md", "Federated LoRA tuning again", "federated lora adapters", arxiv="2401.00001"),
