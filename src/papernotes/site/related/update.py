@@ -56,6 +56,7 @@ class _Edit:
     """What an edit did to the collection: indices both ways, removed notes, every term's df before."""
 
     def __init__(self, model: Model, old: Previous) -> None:
+        self.model, self.old = model, old
         self.index = {r.path: i for i, r in enumerate(model.notes)}
         self.old_index = {p: i for i, p in enumerate(old.paths)}
         self.removed = [p for p in old.paths if p not in self.index]
@@ -72,17 +73,17 @@ class _Edit:
         self.df_old[self.suspects] += np.array([d for _, d in changed], np.int64)
         self.remap = [self.index.get(p, -1) for p in old.paths]
 
-    def dirty(self, model: Model, old: Previous, moved: np.ndarray) -> set[int]:
+    def dirty(self, moved: np.ndarray) -> set[int]:
         """The edited and added notes and those holding a ``moved`` term (its weight changed)."""
-        out = {self.index[p] for p in old.changed}
-        out.update(np.unique(model.row[moved[model.col]]).tolist())
+        out = {self.index[p] for p in self.old.changed}
+        out.update(np.unique(self.model.row[moved[self.model.col]]).tolist())
         return out
 
 
 def stale_exact(exact: Exact, old: Previous) -> Stale:
     model = exact.model
     edit = _Edit(model, old)
-    dirty = edit.dirty(model, old, idf_of(edit.df_old, len(old.paths)) != model.idf)
+    dirty = edit.dirty(idf_of(edit.df_old, len(old.paths)) != model.idf)
     if len(dirty) * 8 > model.n:
         return list(range(model.n)), {}
     kept: dict[int, tuple[int, ...]] = {}
@@ -122,7 +123,7 @@ def stale_pruned(scorer: Pruned, old: Previous) -> Stale:
         suspect = np.zeros(len(moved), bool)
         suspect[edit.suspects] = True
         moved &= suspect
-    dirty = edit.dirty(model, old, moved)
+    dirty = edit.dirty(moved)
 
     def eligible_before(term: str) -> bool:
         return 1 < model.df_of(term) + delta.get(term, 0) <= cap_old
