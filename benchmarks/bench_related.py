@@ -6,8 +6,8 @@ In: a papernotes corpus (the reference one: ``papernotes import-mkdocs DOCS DEST
 nothing is written into it.
 Out, on stdout (and ``--json``): wall times, medians of ``--runs``, the old and the new runs alternating, of
 - ``cached_related`` on an empty cache (what a cold build pays: tokenising, the model, every row), old
-  (``--old``, a git revision: its ``site/related.py`` and ``related_update.py``, run as the build ran them,
-  with ``--workers`` processes) and new;
+  (``--old``, a git revision from before the ``site/related/`` package: its four flat ``site/related*.py``
+  modules) and new;
 - ``cached_related`` after one title edit (only the rows it can change are scored again: their number is
   printed) and on an unchanged warm cache (a body edit);
 - the model and the scoring alone, new, from the tokenised notes;
@@ -17,12 +17,12 @@ Out, on stdout (and ``--json``): wall times, medians of ``--runs``, the old and 
 - planning the feed, sitemap and robots pages and the trend charts and growth, rendering the
   feeds and sitemap, and their size.
 
-Usage: python benchmarks/bench_related.py CORPUS [--old 4cd046c] [--exact] [--workers 2] [--runs 3] [--json out.json]
+Usage: python benchmarks/bench_related.py CORPUS [--old a423897] [--exact] [--runs 3] [--json out.json]
 """
 from __future__ import annotations
 
 import argparse
-import importlib.util
+import importlib
 import json
 import os
 import statistics
@@ -45,23 +45,29 @@ def timed(func, runs: int = 1):  # type: ignore[no-untyped-def]
     return statistics.median(times), value
 
 
+OLD_MODULES = ("related", "related_exact", "related_model", "related_update")
+"""The flat modules of related papers before the ``site/related/`` package (up to a423897)."""
+_OLD_IMPORTS = (
+    ("from papernotes.site import related_exact, related_update",
+     "import related_exact_old as related_exact, related_update_old as related_update"),
+    ("papernotes.site.related_model", "related_model_old"),
+    ("papernotes.site.related_update", "related_update_old"),
+    ("papernotes.site.related_exact", "related_exact_old"),
+    ("from papernotes.site import related\n", "import related_old as related\n"),
+    ("from papernotes.site.related import", "from related_old import"),
+)
+
+
 def old_module(rev: str, where: Path) -> ModuleType:
-    """``site/related.py`` of ``rev`` (with its ``related_update.py``), importable next to the new one."""
-    names = {"related": "related_old", "related_update": "related_old_update"}
-    for name, alias in names.items():
+    """``site/related.py`` of ``rev`` with the flat modules it imports, importable next to the new package."""
+    for name in OLD_MODULES:
         text = subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:src/papernotes/site/{name}.py"],
                               check=True, capture_output=True, text=True).stdout
-        text = (text.replace("papernotes.site.related_update", "related_old_update")
-                .replace("from papernotes.site import related\n", "import related_old as related\n")
-                .replace("from papernotes.site.related import", "from related_old import"))
-        (where / f"{alias}.py").write_text(text, encoding="utf-8")
+        for module, alias in _OLD_IMPORTS:
+            text = text.replace(module, alias)
+        (where / f"{name}_old.py").write_text(text, encoding="utf-8")
     sys.path.insert(0, str(where))
-    spec = importlib.util.spec_from_file_location("related_old", where / "related_old.py")
-    assert spec is not None and spec.loader is not None  # a file we just wrote
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["related_old"] = module
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module("related_old")
 
 
 def exact_rows(model) -> dict[str, tuple[str, ...]]:  # type: ignore[no-untyped-def]
@@ -102,9 +108,8 @@ def agreement(found: dict[str, tuple[str, ...]], exact: dict[str, tuple[str, ...
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("--old", default="4cd046c", help="git revision of the implementation to compare with")
+    parser.add_argument("--old", default="a423897", help="git revision of the implementation to compare with")
     parser.add_argument("--exact", action="store_true")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
@@ -113,8 +118,10 @@ def main() -> None:
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
     from papernotes.site import related as R
-    from papernotes.site import related_exact
-    from papernotes.site.related_model import Model
+    from papernotes.site.related import exact as related_exact
+    from papernotes.site.related.exact import Exact
+    from papernotes.site.related.model import Model
+    from papernotes.site.related.pruned import Pruned
     from papernotes.site.plan import PlanSettings, SiteIndex, plan_site
     from papernotes.site.resolve import resolve
     from papernotes.site.theme import Theme, labels_for
@@ -136,17 +143,16 @@ def main() -> None:
     path, title, summary, keywords, arxiv = raw[len(raw) // 2]
     edited = [*raw[:len(raw) // 2], (path, title + " revisited", summary, keywords, arxiv), *raw[len(raw) // 2 + 1:]]
 
-    def cold(module, workers):  # type: ignore[no-untyped-def]
-        extra = (workers,) if module is old else ()  # the old one scored in worker processes
+    def cold(module):  # type: ignore[no-untyped-def]
         with BuildCache(None) as memory:
             start = time.perf_counter()
-            first = module.cached_related(raw, memory, *extra)
+            first = module.cached_related(raw, memory)
             cold_s = time.perf_counter() - start
             start = time.perf_counter()
-            update = module.cached_related(edited, memory, *extra)
+            update = module.cached_related(edited, memory)
             edit_s = time.perf_counter() - start
             start = time.perf_counter()
-            again = module.cached_related(edited, memory, *extra)
+            again = module.cached_related(edited, memory)
             warm_s = time.perf_counter() - start
             assert not again.computed
         return cold_s, edit_s, warm_s, update.recomputed, first.rows
@@ -155,7 +161,7 @@ def main() -> None:
     rows = {}
     for _ in range(args.runs):  # alternating, so both see the same load
         for name, module in (("old", old), ("new", R)):
-            cold_s, edit_s, warm_s, scored, rows[name] = cold(module, args.workers)
+            cold_s, edit_s, warm_s, scored, rows[name] = cold(module)
             times[name].append((cold_s, edit_s, warm_s))
             out[f"{name}_title_edit_rows_scored"] = scored
     for name, runs in times.items():
@@ -166,8 +172,8 @@ def main() -> None:
     inputs = [R.RelatedInput(p, R.paper_key(a, t), R.terms_of(t, s, k)) for p, t, s, k, a in raw]
     out["new_model_s"], model = timed(lambda: Model(inputs), args.runs)
     if model.n <= related_exact.EXACT_NOTES:
-        out["new_rows_exact_s"], _ = timed(lambda: related_exact.Exact(model).rows(range(model.n)), args.runs)
-    out["new_rows_pruned_s"], _ = timed(lambda: model.rows(range(model.n)), args.runs)
+        out["new_rows_exact_s"], _ = timed(lambda: Exact(model).rows(range(model.n)), args.runs)
+    out["new_rows_pruned_s"], _ = timed(lambda: Pruned(model).rows(range(model.n)), args.runs)
     out["old_new_identical_lists"] = sum(rows["old"].get(p) == row for p, row in rows["new"].items())
     if args.exact:
         out["exact_s"], exact = timed(lambda: exact_rows(model))

@@ -7,6 +7,7 @@ import shutil
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from conftest import EXAMPLES, example_notes, write_note
@@ -21,6 +22,31 @@ def note(path: str, title: str, summary: str = "", keywords: tuple[str, ...] = (
 
 def test_terms_are_words_and_cjk_bigrams_and_trigrams() -> None:
     assert terms_of("LoRA for LLMs", "联邦学习", ("x",)) == ("lora", "for", "llms", "联邦", "邦学", "学习", "联邦学", "邦学习")
+
+
+def test_the_package_modules_import_only_those_before_them() -> None:
+    """``site/related/`` has no import cycle: each module imports (anywhere in it) only the modules listed
+    before it in the package docstring's order, never the package itself."""
+    import ast
+
+    import papernotes.site.related as package
+
+    order = ["terms", "model", "exact", "pruned", "update", "lists", "store"]
+    folder = Path(package.__file__).parent
+    assert sorted(p.stem for p in folder.glob("*.py") if p.stem != "__init__") == sorted(order)
+    for k, name in enumerate(order):
+        imported = set()
+        for node in ast.walk(ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "papernotes.site.related":
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("papernotes.site.related."):
+                imported.add(node.module.rsplit(".", 1)[1])
+            elif isinstance(node, ast.Import):
+                inside = [a.name for a in node.names if a.name.startswith("papernotes.site.related.")]
+                imported |= {name.rsplit(".", 1)[1] for name in inside}
+            if isinstance(node, ast.ImportFrom) and node.module == "papernotes.site":
+                assert "related" not in {alias.name for alias in node.names}, name  # the package: a cycle
+        assert imported <= set(order[:k]), (name, imported - set(order[:k]))
 
 
 def test_self_and_duplicates_of_the_same_paper_are_left_out() -> None:
@@ -72,9 +98,10 @@ def test_the_lists_do_not_depend_on_input_order_or_blocks(monkeypatch: pytest.Mo
     notes = [note(f"{i:03d}.md", f"paper {i % 7} topic {i % 5}", f"method {i % 3} 联邦学习{i % 4}") for i in range(60)]
     rows = related(notes)
     assert related(list(reversed(notes))) == rows
-    import papernotes.site.related_model as model
+    import papernotes.site.related.model as model
+    import papernotes.site.related.pruned as pruned
 
-    monkeypatch.setattr(model, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
+    monkeypatch.setattr(pruned, "BLOCK_ROWS", 7)  # rows scored in many small blocks and dot-product groups
     monkeypatch.setattr(model, "DOT_ROWS", 3)
     assert related(notes) == rows
 
@@ -87,8 +114,8 @@ def test_rows_scored_by_a_forked_process_too_are_the_same(exact_notes: int, tmp_
     import os
     import time
 
-    import papernotes.site.related as module
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
+    import papernotes.site.related.lists as module
     from papernotes import forks
 
     monkeypatch.setattr(exact, "EXACT_NOTES", exact_notes)
@@ -160,7 +187,7 @@ def example_inputs() -> list[RelatedInput]:
 
 
 def test_pruned_lists_agree_with_exact_cosine_on_the_examples(monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
 
     notes = example_inputs()
     monkeypatch.setattr(exact, "EXACT_NOTES", 0)  # candidates pruned, as beyond EXACT_NOTES notes
@@ -202,13 +229,37 @@ def random_notes(seed: int, count: int) -> list[RelatedInput]:
 
 @pytest.mark.parametrize("seed", range(4))
 def test_exact_lists_equal_every_pair_scored_in_plain_python(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
 
     notes = random_notes(seed, 150)
     monkeypatch.setattr(exact, "SPARE", seed)  # few spare neighbours: duplicates force whole-row sorts
     monkeypatch.setattr(exact, "BLOCK_CELLS", 150 * 7)
     assert related(notes) == quantised_top(notes)
     assert related(example_inputs()) == quantised_top(example_inputs())
+
+
+def test_numpy_cosines_equal_tf_idf_weighted_in_plain_python() -> None:
+    """Every pair's score from the numpy model equals TF-IDF cosine computed plainly: raw counts times
+    scikit-learn's smoothed idf ``ln((1 + n) / (1 + df)) + 1`` in steps of 1/16. A change of weighting
+    (tf, idf, its rounding, the norm) changes these scores even where it leaves the top five alone."""
+    from papernotes.site.related.exact import Exact
+    from papernotes.site.related.model import Model
+
+    notes = sorted(random_notes(7, 80) + example_inputs(), key=lambda r: r.path)
+    model = Model(notes)
+    scores = Exact(model).cosines(np.arange(model.n))
+    counts = [Counter(n.terms) for n in notes]
+    df = Counter(t for c in counts for t in c)
+    weights = [{t: k * round(16 * (math.log((1 + len(notes)) / (1 + df[t])) + 1)) for t, k in c.items()}
+               for c in counts]
+    norms = [math.sqrt(sum(w * w for w in v.values())) for v in weights]
+    plain = np.array([[0.0 if i == j else sum(w * weights[j].get(t, 0) for t, w in weights[i].items())
+                       / (norms[i] * norms[j]) for j in range(len(notes))] for i in range(len(notes))])
+    assert np.count_nonzero(plain) > len(notes) * 10  # pairs that share terms, many
+    np.testing.assert_allclose(scores, plain, rtol=1e-12, atol=0)
+    pairs = np.flatnonzero(plain[0])  # the pruned path's exact dot products, the same numbers unnormalised
+    dots = model.dots(np.array([0]), np.zeros(len(pairs), np.int64), pairs)
+    np.testing.assert_allclose(dots / (norms[0] * np.array(norms)[pairs]), plain[0][pairs], rtol=1e-12)
 
 
 def pruned_top(notes: list[RelatedInput], query_terms: int, postings: int, candidates: int,
@@ -247,16 +298,16 @@ def pruned_top(notes: list[RelatedInput], query_terms: int, postings: int, candi
 
 @pytest.mark.parametrize("seed", range(4))
 def test_pruned_lists_equal_the_algorithm_read_plainly(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related as module
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
+    import papernotes.site.related.pruned as module
 
     limits = {"QUERY_TERMS": 4 + seed, "POSTINGS": 3 + seed, "CANDIDATES": 4, "MIN_DF_CAP": 4, "MAX_DF": 0.3}
     for name, value in limits.items():
         monkeypatch.setattr(module, name, value)
     monkeypatch.setattr(exact, "EXACT_NOTES", 0)
-    import papernotes.site.related_model as model
+    import papernotes.site.related.model as model
 
-    monkeypatch.setattr(model, "BLOCK_ROWS", 9)
+    monkeypatch.setattr(module, "BLOCK_ROWS", 9)
     monkeypatch.setattr(model, "DOT_ROWS", 4)
     notes = random_notes(seed, 150)
     assert related(notes) == pruned_top(notes, 4 + seed, 3 + seed, 4, max(0.3 * 150, 4))
@@ -290,7 +341,7 @@ def rebuilt_equals_clean(corpus: Path, site: Path, tmp: Path) -> None:
 
 
 def test_a_body_edit_computes_nothing_and_renders_one_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import papernotes.site.related as module
+    import papernotes.site.related.store as store
 
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus)
@@ -301,8 +352,8 @@ def test_a_body_edit_computes_nothing_and_renders_one_page(tmp_path: Path, monke
     build(corpus, site)
     feeds = {p: p.read_bytes() for p in (site / "feeds").rglob("*.xml")}
     calls = []
-    real = module.related
-    monkeypatch.setattr(module, "related", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = store.compute
+    monkeypatch.setattr(store, "compute", lambda *a, **k: calls.append(1) or real(*a, **k))
     target = example_notes(corpus / "ICLR2024")[0]
     target.write_text(target.read_text(encoding="utf-8") + "\n\nOne more paragraph.\n", encoding="utf-8")
     result = build(corpus, site)
@@ -360,12 +411,13 @@ def test_updates_after_edits_equal_a_fresh_computation(seed: int, exact_notes: i
     import random
 
     import papernotes.site.related as module
-    import papernotes.site.related_exact as exact
+    import papernotes.site.related.exact as exact
+    import papernotes.site.related.pruned as pruned
     from papernotes.cache import BuildCache
 
     monkeypatch.setattr(exact, "EXACT_NOTES", exact_notes)
     for name, value in (("POSTINGS", 3), ("QUERY_TERMS", 6), ("CANDIDATES", 4), ("MIN_DF_CAP", 4), ("MAX_DF", 0.3)):
-        monkeypatch.setattr(module, name, value)
+        monkeypatch.setattr(pruned, name, value)
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(600)] + ["联邦学习", "模型量化", "知识蒸馏", "扩散模型"]
 

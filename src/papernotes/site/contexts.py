@@ -246,7 +246,7 @@ class NoteContext:
     structured data use it)."""
     related: tuple[RelatedItem, ...] = ()
     """The five nearest notes across venues by title, summary and keywords (TF-IDF cosine), best first;
-    other notes about the same paper left out (``site/related.py``)."""
+    other notes about the same paper left out (``site/related/``)."""
 
 
 @dataclass(frozen=True, slots=True)

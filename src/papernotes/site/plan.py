@@ -149,7 +149,7 @@ class SiteIndex:
     urls: frozenset[str]
     """Every directory page of the site (links written as site paths)."""
     related: Mapping[str, tuple[str, ...]]
-    """Note path -> paths of its nearest notes across venues, best first (``site/related.py``)."""
+    """Note path -> paths of its nearest notes across venues, best first (``site/related/``)."""
 
     @classmethod
     def of(cls, entries: Iterable[Entry], related: Mapping[str, tuple[str, ...]] | None = None) -> SiteIndex:
