@@ -2,9 +2,9 @@
 
 In: a note's title, summary, keywords and arXiv id. Out: ``RelatedInput`` (path, the paper it
 is about, its terms with repeats) and ``input_digest`` (what decides whether its list, and its
-place in others, must be computed again). Terms are Latin words of two characters or more and
-CJK 2- and 3-grams, case-folded. This is the only tokeniser of related papers (issue 27 will
-make one text module for search, classify, drafting and this).
+place in others, must be computed again). Terms are Latin words of two characters or more (ASCII,
+joined by ``-`` or ``'``) and CJK 2- and 3-grams, case-folded, composed of ``papernotes.text``'s
+primitives, which search, classify and drafting share.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from papernotes.digests import stable_bytes
+from papernotes.text import cjk_runs, latin_words, ngrams
 
-_TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _TITLE_KEY = re.compile(r"\W+")
 
 
@@ -32,15 +32,12 @@ class RelatedInput:
 
 
 def terms_of(title: str, summary: str, keywords: Sequence[str]) -> tuple[str, ...]:
-    """Latin words (two characters or more) and CJK 2- and 3-grams of the text, case-folded, with repeats."""
-    out: list[str] = []
-    for word in _TOKEN.findall(" ".join((title, summary, *keywords)).casefold()):
-        if word < "\u3400":
-            if len(word) > 1:
-                out.append(word)
-        elif len(word) > 1:
-            out += map(str.__add__, word, word[1:])
-            out += [word[i:i + 3] for i in range(len(word) - 2)]
+    """Latin words (two characters or more), then CJK 2- and 3-grams of the text, case-folded, with repeats."""
+    text = " ".join((title, summary, *keywords)).casefold()
+    out = [word for word in latin_words(text, "[-']", accents=False) if len(word) > 1]
+    for run in cjk_runs(text):
+        out += ngrams(run, 2)
+        out += ngrams(run, 3)
     return tuple(out)
 
 
