@@ -98,6 +98,8 @@ def test_mixed_scripts() -> None:
 
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})-\\u([0-9a-fA-F]{4})")
 _LITERAL = re.compile(r"([\u3400-\u9fff])-([\u3400-\u9fff])")
+_BOUND = re.compile(r"\b0x(?:33ff|3400|4dbf|4e00|9fff)\b", re.I)
+"""A bound of the CJK ranges written as a number (numpy code)."""
 
 
 def _cjk_ranges(source: str) -> list[tuple[int, int]]:
@@ -112,6 +114,7 @@ def test_no_cjk_range_outside_the_text_module() -> None:
     sources = sorted(package.rglob("*.py"))
     assert len(sources) > 100 and _cjk_ranges(Path(text.__file__).read_text(encoding="utf-8"))  # WIDE
     assert _cjk_ranges(r'"[\u4e00-\u9fff]" "[一-龥]" "[\u1100-\u11ff]"') == [(0x4E00, 0x9FFF), (0x4E00, 0x9FA5)]
+    assert _BOUND.search("chars - 0x4E00 <= 0x51FF") and not _BOUND.search("0x4E001")
     offenders = [str(p.relative_to(package)) for p in sources if p != Path(text.__file__)
-                 and _cjk_ranges(p.read_text(encoding="utf-8"))]
+                 and (_cjk_ranges(source := p.read_text(encoding="utf-8")) or _BOUND.search(source))]
     assert offenders == [], "write CJK ranges in papernotes/text.py and import them"

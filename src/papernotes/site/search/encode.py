@@ -35,7 +35,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from papernotes.site.search.tokenize import CJK_FLAG, Record
+from papernotes.site.search.tokenize import CJK_BASE, CJK_FLAG, CJK_SPAN, Record
 from papernotes.text import is_cjk
 
 VERSION = 1
@@ -71,8 +71,6 @@ def _threaded(work: Callable[[_In], _Out], items: Iterable[_In]) -> Iterator[_Ou
             yield pending.popleft().result()
 
 
-_CJK_SPAN = 0x6C00
-"""CJK ideographs indexed: U+3400..U+9FFF (the gap U+4DC0..U+4DFF is never indexed)."""
 
 
 @dataclass(frozen=True)
@@ -102,8 +100,8 @@ class Postings:
         ids = self.ids[first:end]
         split = int(np.searchsorted(ids, len(self.words)))
         cjk = ids[split:] - len(self.words)
-        c2 = cjk % (_CJK_SPAN + 1)
-        chars = np.stack([cjk // (_CJK_SPAN + 1) + 0x3400, np.where(c2 > 0, c2 + 0x33FF, 0),
+        c2 = cjk % CJK_SPAN
+        chars = np.stack([cjk // CJK_SPAN + CJK_BASE, np.where(c2 > 0, c2 + (CJK_BASE - 1), 0),
                           np.full(len(cjk), 10)], axis=1).ravel()
         text = chars[chars > 0].astype("<u4").tobytes().decode("utf-32-le")[:-1]
         words = "\n".join([self.words[i] for i in ids[:split].tolist()])
@@ -114,10 +112,10 @@ class Postings:
 
 
 def _cjk_ids(codes: np.ndarray) -> np.ndarray:
-    """Order-preserving compact ids of CJK codes: ``(c1 - 0x3400) * 0x6C01 + (c2 - 0x33FF or 0)``."""
+    """Order-preserving compact ids of CJK codes (``tokenize.CJK_SPAN``)."""
     c1 = (codes >> 21) & 0x1FFFFF
     c2 = codes & 0x1FFFFF
-    return (c1 - 0x3400) * (_CJK_SPAN + 1) + np.where(c2 > 0, c2 - 0x33FF, 0)
+    return (c1 - CJK_BASE) * CJK_SPAN + np.where(c2 > 0, c2 - (CJK_BASE - 1), 0)
 
 
 def _batches(source: RecordSource) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -357,7 +355,7 @@ def _encode_group(postings: Postings, ranges: list[tuple[int, int]]) -> Iterator
     hashed = int(np.searchsorted(ids, words))
     sizes = np.empty(len(ids), np.int64)  # UTF-8 bytes of each term and its newline
     sizes[:hashed] = [len(postings.words[i].encode("utf-8")) + 1 for i in ids[:hashed].tolist()]
-    sizes[hashed:] = np.where((ids[hashed:] - words) % (_CJK_SPAN + 1) > 0, 7, 4)  # CJK: 3 bytes a character
+    sizes[hashed:] = np.where((ids[hashed:] - words) % CJK_SPAN > 0, 7, 4)  # CJK: 3 bytes a character
     text_at = np.zeros(len(ids) + 1, np.int64)
     np.cumsum(sizes, out=text_at[1:])
     assert text_at[-1] == len(text)  # internal invariant (CJK terms are in the BMP), not input

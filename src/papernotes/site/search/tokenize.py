@@ -205,9 +205,10 @@ BATCH_CHARS = 200_000
 _LATIN_BASE = 1 << 30
 """Term ids of a batch: a CJK term's compact id (< 2**30, ordered like its text), else this plus the
 term's index in the session."""
-_CJK_BASE = CJK_RANGES[0][0]
-_SPAN = CJK_RANGES[-1][1] - _CJK_BASE + 2
-"""CJK compact ids: ``(c1 - _CJK_BASE) * _SPAN + (c2 - _CJK_BASE + 1, or 0 for a lone character)``."""
+CJK_BASE = CJK_RANGES[0][0]
+CJK_SPAN = CJK_RANGES[-1][1] - CJK_BASE + 2
+"""CJK compact ids, ordered like their text: ``(c1 - CJK_BASE) * CJK_SPAN + (c2 - CJK_BASE + 1, or 0 for a
+lone character)`` (the encoder's too)."""
 _FOLD_MIN = min(lo for lo, _ in FOLD_RANGES)
 _HYPHEN_RANGES = tuple((ord(h), ord(h)) for h in HYPHENS)
 
@@ -385,9 +386,9 @@ def _terms(chars: np.ndarray, seg_of: np.ndarray) -> np.ndarray:
     lone[:-1] &= ~cjk[1:]
     singles = np.flatnonzero(lone)
     singles = singles[seg_of[singles] % _KINDS != BODY]  # bodies leave lone characters out
-    c1 = chars[pairs].astype(np.int64) - _CJK_BASE
-    cjk_ids = np.concatenate([c1 * _SPAN + chars[pairs + 1] - (_CJK_BASE - 1),
-                              (chars[singles].astype(np.int64) - _CJK_BASE) * _SPAN])
+    c1 = chars[pairs].astype(np.int64) - CJK_BASE
+    cjk_ids = np.concatenate([c1 * CJK_SPAN + chars[pairs + 1] - (CJK_BASE - 1),
+                              (chars[singles].astype(np.int64) - CJK_BASE) * CJK_SPAN])
     cjk_segs = np.concatenate([seg_of[pairs], seg_of[singles]])
 
     starts, words = _latin_words(chars)
@@ -448,9 +449,9 @@ def _batch(notes: Sequence[NoteText]) -> list[Record]:
 
     ids = pair & ((1 << 31) - 1)
     cjk = ids < _LATIN_BASE
-    c1, c2 = np.divmod(ids[cjk], _SPAN)
+    c1, c2 = np.divmod(ids[cjk], CJK_SPAN)
     codes = np.empty(len(ids), np.int64)
-    codes[cjk] = CJK_FLAG | (c1 + _CJK_BASE) << 21 | np.where(c2 > 0, c2 + (_CJK_BASE - 1), 0)
+    codes[cjk] = CJK_FLAG | (c1 + CJK_BASE) << 21 | np.where(c2 > 0, c2 + (CJK_BASE - 1), 0)
     hashed = ids[~cjk] - _LATIN_BASE
     facets = [[session.term(TOPIC_PREFIX + slug) for slug, _ in n.topics] for n in notes]
     codes[~cjk] = session.codes.data[hashed]
