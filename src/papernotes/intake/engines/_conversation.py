@@ -14,22 +14,25 @@ failed with) and returns an ``Outcome``. Rounds, each only when needed:
    have, with the paper's nearest number and its page. What is still
    unsupported afterwards is marked ``⚠`` and counted in the record.
 
-The live engine sends each yield at once; the batch engine gathers the yields
-of all stubs into one batch per round. Replies are cached by key
-(``papernotes.intake.llm``), so a re-run replays the rounds for free.
+The runner (``papernotes.intake.llm_run``) sends each yield at once for the
+live engine and gathers the yields of all stubs into one batch per round for
+the batch engine. Replies are cached by key, so a re-run replays the rounds
+for free.
 """
 from __future__ import annotations
 
-from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import Grounding
-from papernotes.intake.draft import Drafted, Prompt, Stub, json_object, stub_abstract, validate_reply
+from papernotes.intake import conversation
+from papernotes.intake.conversation import Call, Completion, Messages, RequestError, cache_key
+from papernotes.intake.draft import Drafted, Stub, stub_abstract, validate_reply
 from papernotes.intake.engines import _grounding
 from papernotes.intake.engines._paper import Reading, estimate_tokens, fit, plan, reply_reserve
-from papernotes.intake.llm import Call, Completion, LLMSettings, Messages, Reply, RequestError, cache_key
+from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperText
+from papernotes.intake.prompt import Prompt, json_object, then
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,8 +47,8 @@ class Outcome:
     ground_repaired: int = 0
 
 
-Conversation = Generator[list[Call], list[Reply], Outcome]
-"""A stub's exchange (``llm.Conversation`` of an ``Outcome``)."""
+Conversation = conversation.Conversation[Outcome]
+"""A stub's exchange."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +128,6 @@ def reading_for(stub: Stub, paper: PaperText | None, prompts: Prompts, settings:
     return plan(paper, settings.context_tokens, draft_overhead, map_overhead)
 
 
-def _then(messages: Messages, reply: str, request: str) -> Messages:
-    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": request}]
-
-
 def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, settings: LLMSettings,
              engine: str = "openai") -> Conversation:
     identity: tuple[Any, ...] = (stub.text("id") or stub.path, stub.text("title"), stub.text("abstract"))
@@ -155,7 +154,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
             found, errors = validate_facts(reply.text)
             if found is None:
                 request = prompts.map.fill("repair", errors="\n".join(f"- {e}" for e in errors))
-                retry[i] = call(_then(sent.messages, reply.text, request))
+                retry[i] = call(then(sent.messages, reply.text, request))
             else:
                 facts[i] = found
         if retry:
@@ -180,7 +179,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     drafted, errors = validate_reply(reply.text, engine) if isinstance(reply, Completion) else (None, [str(reply)])
     if errors and isinstance(reply, Completion):
         repaired += 1
-        messages = _then(messages, reply.text, prompts.draft.fill(
+        messages = then(messages, reply.text, prompts.draft.fill(
             "repair", errors="\n".join(f"- {e}" for e in errors)))
         sent = call(messages)
         keys.append(sent.key)
@@ -197,7 +196,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     if numbers := _grounding.repair_list(found, prompts.draft, lang):
         ground_repaired = 1
         request = prompts.draft.fill("repair_numbers", numbers=numbers)
-        (again,) = yield [call(_then(messages, reply.text, request))]
+        (again,) = yield [call(then(messages, reply.text, request))]
         if isinstance(again, Completion):
             fixed, _ = validate_reply(again.text, engine)
             recheck = _grounding.check(stub, fixed, paper, lang) if fixed is not None else None

@@ -1,0 +1,80 @@
+"""LLM edge, the contract: what a stage hands the conversation runner and what it gets back.
+
+A stage (draft, translate, classify) talks to a model through *conversations*:
+generators that yield the calls of one round (``Call``: a response-cache key
+and chat messages) and receive their replies in the same order (``Reply``: a
+``Completion`` or the ``RequestError`` of a request that failed for good), until
+they return an outcome. Each outcome names the cache keys of replies that led
+nowhere (``forget``), which the runner drops so the next run asks afresh.
+
+A ``Talk`` is one conversation to have: a unique name (the note's path), the
+digest of what it is about (recorded with a batch) and how to start it. The
+runner (``papernotes.intake.llm_run``) plays talks live or in batch rounds; the
+stage never sees which, so one conversation serves both modes.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+Messages = list[dict[str, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cached: bool
+
+
+class RequestError(Exception):
+    """One request failed for good (retries used up, or a 4xx about this request); other papers go on."""
+
+
+Reply = Completion | RequestError
+"""The answer to one ``Call``: a completion, or the error of a request that failed for good."""
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One request of a conversation: its response-cache key (also its batch ``custom_id``) and messages."""
+
+    key: str
+    messages: Messages
+
+
+class Outcome(Protocol):
+    """What every conversation returns, whatever else it carries."""
+
+    @property
+    def forget(self) -> tuple[str, ...]:
+        """Cache keys of replies that led nowhere, dropped so the next run asks the model again."""
+        ...
+
+
+R = TypeVar("R")
+O = TypeVar("O", bound=Outcome)
+Conversation = Generator[list[Call], list[Reply], R]
+"""Yields each round's calls, receives their replies in the same order, returns its outcome."""
+
+
+@dataclass(frozen=True, slots=True)
+class Talk(Generic[O]):
+    """One conversation to have."""
+
+    name: str
+    """Unique in a run: the path of the note it is about."""
+    digest: str
+    """What it is about (a file's digest), recorded with the batch that carries its requests."""
+    start: Callable[[], Conversation[O]]
+    """Makes the conversation; may block (reading a paper), so a live run calls it in a worker thread."""
+
+
+def cache_key(*parts: Any) -> str:
+    """Stable hash of JSON-serialisable parts (paper identity, messages, model)."""
+    blob = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
