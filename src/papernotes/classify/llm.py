@@ -35,6 +35,7 @@ from papernotes.intake.conversation import (
     Completion,
     Conversation,
     Messages,
+    Outcome,
     Reply,
     RequestError,
     Talk,
@@ -56,18 +57,6 @@ class Choice:
     domain: str
     confidence: float
     second: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How one note's conversation ended."""
-
-    choice: Choice | None
-    failure: str = ""
-    """Why there is no ``choice``."""
-    forget: tuple[str, ...] = ()
-    """Cache keys of replies that led nowhere, dropped so the next run asks again."""
-    repaired: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +120,7 @@ def _messages(note: Note, prompt: Prompt, domains: str) -> Messages:
             {"role": "user", "content": prompt.fill("user", **fields)}]
 
 
-def converse(note: Note, prompt: Prompt, domains: str, taxonomy: Taxonomy, model: str) -> Conversation[Outcome]:
+def converse(note: Note, prompt: Prompt, domains: str, taxonomy: Taxonomy, model: str) -> Conversation[Outcome[Choice]]:
     """The requests one note needs: its question, and one repair when the reply cannot be used."""
     identity = (PROMPT, note.id, note.title, note.abstract, model)
 
@@ -162,12 +151,12 @@ def classify_with_llm(corpus: Path, notes: Sequence[Note], taxonomy: Taxonomy, s
     docstring."""
     prompt = Prompt.load(PROMPT, "en")
     domains = domain_lines(taxonomy)
-    outcomes: dict[str, Outcome] = {}
+    outcomes: dict[str, Outcome[Choice]] = {}
 
-    def talk(note: Note) -> Talk[Outcome]:
+    def talk(note: Note) -> Talk[Outcome[Choice]]:
         return Talk(note.path, note.digest, lambda: converse(note, prompt, domains, taxonomy, settings.model))
 
-    def settle(path: str, outcome: Outcome) -> None:
+    def settle(path: str, outcome: Outcome[Choice]) -> None:
         outcomes[path] = outcome
         if progress is not None:
             progress("classify", len(outcomes), len(notes))
@@ -177,8 +166,8 @@ def classify_with_llm(corpus: Path, notes: Sequence[Note], taxonomy: Taxonomy, s
     predictions, failed = [], []
     for note in notes:
         outcome = outcomes[note.path]
-        if outcome.choice is not None:
-            predictions.append(_prediction(note, outcome.choice, taxonomy))
+        if outcome.value is not None:
+            predictions.append(_prediction(note, outcome.value, taxonomy))
         else:
             failed.append((note, outcome.failure))
     return LLMClassification(tuple(predictions), tuple(failed), usage, sum(o.repaired for o in outcomes.values()))

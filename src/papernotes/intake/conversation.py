@@ -4,8 +4,9 @@ A stage (draft, translate, classify) talks to a model through *conversations*:
 generators that yield the calls of one round (``Call``: a response-cache key
 and chat messages) and receive their replies in the same order (``Reply``: a
 ``Completion`` or the ``RequestError`` of a request that failed for good), until
-they return an outcome. Each outcome names the cache keys of replies that led
-nowhere (``forget``), which the runner drops so the next run asks afresh.
+they return an outcome (``Outcome``: a value or why there is none; any
+``Ending``). Each outcome names the cache keys of replies that led nowhere
+(``forget``), which the runner drops so the next run asks afresh.
 
 A ``Talk`` is one conversation to have: a unique name (the note's path), the
 digest of what it is about (recorded with a batch) and how to start it. The
@@ -47,7 +48,7 @@ class Call:
     messages: Messages
 
 
-class Outcome(Protocol):
+class Ending(Protocol):
     """What every conversation returns, whatever else it carries."""
 
     @property
@@ -56,8 +57,24 @@ class Outcome(Protocol):
         ...
 
 
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome(Generic[T]):
+    """The usual ending: what the conversation made, or why it made nothing."""
+
+    value: T | None
+    failure: str = ""
+    """Why there is no ``value``."""
+    forget: tuple[str, ...] = ()
+    """Cache keys of replies that led nowhere, dropped so the next run asks again."""
+    repaired: int = 0
+    """Repair requests sent."""
+
+
 R = TypeVar("R")
-O = TypeVar("O", bound=Outcome)
+O = TypeVar("O", bound=Ending)
 Conversation = Generator[list[Call], list[Reply], R]
 """Yields each round's calls, receives their replies in the same order, returns its outcome."""
 

@@ -41,6 +41,7 @@ from papernotes.intake.conversation import (
     Completion,
     Conversation,
     Messages,
+    Outcome,
     Reply,
     RequestError,
     Talk,
@@ -75,15 +76,6 @@ class Work:
     payload: dict[str, Any]
     text_digest: str
     """The original's ``text_digest``: what the translation records."""
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    translated: parts.Translated | None
-    failure: str = ""
-    forget: tuple[str, ...] = ()
-    """Cache keys of replies that led nowhere, dropped so the next run asks again."""
-    repaired: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +178,7 @@ def check_reply(reply: Reply, work: Work, lang: str) -> tuple[parts.Translated |
     return (None, [f"it lost {item}" for item in lost], True) if lost else (translated, [], False)
 
 
-def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Conversation[Outcome]:
+def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Conversation[Outcome[parts.Translated]]:
     """The requests one note needs: the translation, and one repair when the reply cannot be used."""
     identity = ("translate", work.path, lang, work.text_digest)
 
@@ -227,19 +219,19 @@ class TranslateJob:
         self.failed: list[tuple[str, str]] = []
         self.problems: list[Diagnostic] = []
 
-    def talk(self, work: Work) -> Talk[Outcome]:
+    def talk(self, work: Work) -> Talk[Outcome[parts.Translated]]:
         return Talk(work.path, work.digest, lambda: converse(work, self.lang, self.prompt, self.settings.model))
 
-    def settle(self, path: str, outcome: Outcome) -> None:
+    def settle(self, path: str, outcome: Outcome[parts.Translated]) -> None:
         work = self.by_path[path]
         self.repaired += outcome.repaired
-        if outcome.translated is None:
+        if outcome.value is None:
             self.failed.append((work.path, outcome.failure))
             self.problems.append(error(work.path, 0, f"not translated to {self.lang}: {outcome.failure}",
                                        "translate-failed"))
         else:
             pause("translate.answered")
-            text = parts.render_translation(work.front, outcome.translated, self.lang, work.text_digest,
+            text = parts.render_translation(work.front, outcome.value, self.lang, work.text_digest,
                                             self.settings.model)
             if self._write_if_unchanged(work, text):
                 self.written.append(work.target)
