@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +18,7 @@ from typer.testing import CliRunner
 
 from llm_server import LLMServer, Reply, error_status, ok, title_of
 from test_classify_llm import GOOD, STUBS, answers, domains, make_corpus
+from pausing import killed_at
 
 from papernotes.cli import app
 
@@ -119,21 +115,6 @@ def test_batch_is_for_the_openai_engine(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- kill -9 and resume
 
-def killed_at(point: str, corpus: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "paused"
-    env = {**os.environ, "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
-    child = subprocess.Popen([sys.executable, "-m", "papernotes", "classify", str(corpus), "--engine", "openai",
-                              "--batch", "--apply"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while not marker.exists():
-        assert child.poll() is None, f"classify ended (exit {child.returncode}) without reaching {point}"
-        assert time.monotonic() < deadline, f"{point} not reached in 60 s"
-        time.sleep(0.02)
-    child.send_signal(signal.SIGKILL)
-    child.wait(timeout=10)
-    assert child.returncode == -signal.SIGKILL
-
-
 @pytest.mark.parametrize(("point", "states"), [
     ("draft.batch.created", ["uploaded"]),  # the first batch created, its id not recorded yet
     ("draft.batch.uploaded#2", ["collected", "uploaded"]),  # the repair round's input up, its batch not created
@@ -141,7 +122,7 @@ def killed_at(point: str, corpus: Path, tmp_path: Path) -> None:
 def test_kill_9_during_a_batch_then_resume(tmp_path: Path, point: str, states: list[str]) -> None:
     with LLMServer(repaired_once) as server:
         corpus = batch_corpus(tmp_path / "c", server)
-        killed_at(point, corpus, tmp_path)
+        killed_at(point, corpus, tmp_path, ("classify", "--engine", "openai", "--batch", "--apply"))
         assert set(domains(corpus).values()) == {None}  # nothing written yet
         assert [state for state, _ in batch_rows(corpus)] == states
         result = runner.invoke(app, ["classify", str(corpus), "--engine", "openai", "--batch", "--apply"])

@@ -39,9 +39,10 @@ from papernotes.intake.conversation import (
     Reply,
     RequestError,
     Talk,
+    Usage,
     cache_key,
 )
-from papernotes.intake.llm import LLMSettings, Usage
+from papernotes.intake.llm import LLMSettings
 from papernotes.intake.llm_run import run_talks
 from papernotes.intake.prompt import Prompt, json_object, then
 from papernotes.taxonomy import Taxonomy, suggest

@@ -27,7 +27,7 @@ from papernotes.cli.output import failure
 from papernotes.errors import Diagnostic, PapernotesError
 
 if TYPE_CHECKING:
-    from papernotes.intake.llm import Usage
+    from papernotes.intake.conversation import Usage
 
 app = App(
     name="papernotes",

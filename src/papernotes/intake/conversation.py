@@ -8,6 +8,8 @@ they return an outcome (``Outcome``: a value or why there is none; any
 ``Ending``). Each outcome names the cache keys of replies that led nowhere
 (``forget``), which the runner drops so the next run asks afresh.
 
+What a run cost is counted in one ``Usage``, whichever way it was played.
+
 A ``Talk`` is one conversation to have: a unique name (the note's path), the
 digest of what it is about (recorded with a batch) and how to start it. The
 runner (``papernotes.intake.llm_run``) plays talks live or in batch rounds; the
@@ -19,7 +21,10 @@ import hashlib
 import json
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from papernotes.intake.llm import LLMSettings
 
 Messages = list[dict[str, str]]
 
@@ -89,6 +94,40 @@ class Talk(Generic[O]):
     """What it is about (a file's digest), recorded with the batch that carries its requests."""
     start: Callable[[], Conversation[O]]
     """Makes the conversation; may block (reading a paper), so a live run calls it in a worker thread."""
+
+
+@dataclass(slots=True)
+class Usage:
+    """Counters of one run, for the summary line."""
+
+    requests: int = 0
+    """Requests answered by the endpoint (not counting failed attempts)."""
+    cache_hits: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    """Tokens of replies served from the cache (not paid again)."""
+    batches: int = 0
+    """Batches created (``--batch``); a resumed batch is not counted again."""
+    batch_requests: int = 0
+    """Replies that came from a batch (included in ``requests``)."""
+    batch_prompt_tokens: int = 0
+    """Tokens of batch replies (included in ``prompt_tokens``/``completion_tokens``), billed at the batch price."""
+    batch_completion_tokens: int = 0
+
+    def hit(self, reply: Completion) -> None:
+        """Count a reply served from the response cache."""
+        self.cache_hits += 1
+        self.cached_tokens += reply.prompt_tokens + reply.completion_tokens
+
+    def cost(self, settings: LLMSettings) -> float:
+        """Live tokens at the configured prices, batch tokens at ``batch_price_factor`` of them."""
+        live = ((self.prompt_tokens - self.batch_prompt_tokens) * settings.price_per_1k_input
+                + (self.completion_tokens - self.batch_completion_tokens) * settings.price_per_1k_output)
+        batch = (self.batch_prompt_tokens * settings.price_per_1k_input
+                 + self.batch_completion_tokens * settings.price_per_1k_output) * settings.batch_price_factor
+        return (live + batch) / 1000
 
 
 def cache_key(*parts: Any) -> str:

@@ -32,10 +32,11 @@ from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
 from papernotes.corpus.translation import translation_name
 from papernotes.errors import CorpusError, Diagnostic, error, warning
+from papernotes.intake.conversation import Usage
 from papernotes.intake.engines import ENGINES, DraftEngine
 from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
-from papernotes.intake.llm import LLMSettings, Usage
+from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
 from papernotes.intake.prompt import json_object
 from papernotes.intake.redraft import (

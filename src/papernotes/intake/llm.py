@@ -28,7 +28,7 @@ from typing import Any
 from papernotes.config import CONFIG_NAME, LLMConfig
 from papernotes.errors import ConfigError, PapernotesError, error
 from papernotes.extras import require
-from papernotes.intake.conversation import Completion, Messages, RequestError
+from papernotes.intake.conversation import Completion, Messages, RequestError, Usage
 
 CACHE_NAME = "llm-cache.sqlite"
 RETRY_AFTER_CAP = 120.0
@@ -106,40 +106,6 @@ def _no_model(path: Path, offline: str) -> PapernotesError:
 def endpoint(settings: LLMSettings) -> str:
     """The URL requests go to, for messages (the SDK's default when ``base_url`` is not set)."""
     return (settings.base_url or "https://api.openai.com/v1").rstrip("/")
-
-
-@dataclass(slots=True)
-class Usage:
-    """Counters of one run, for the summary line."""
-
-    requests: int = 0
-    """Requests answered by the endpoint (not counting failed attempts)."""
-    cache_hits: int = 0
-    retries: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    """Tokens of replies served from the cache (not paid again)."""
-    batches: int = 0
-    """Batches created (``--batch``); a resumed batch is not counted again."""
-    batch_requests: int = 0
-    """Replies that came from a batch (included in ``requests``)."""
-    batch_prompt_tokens: int = 0
-    """Tokens of batch replies (included in ``prompt_tokens``/``completion_tokens``), billed at the batch price."""
-    batch_completion_tokens: int = 0
-
-    def hit(self, reply: Completion) -> None:
-        """Count a reply served from the response cache."""
-        self.cache_hits += 1
-        self.cached_tokens += reply.prompt_tokens + reply.completion_tokens
-
-    def cost(self, settings: LLMSettings) -> float:
-        """Live tokens at the configured prices, batch tokens at ``batch_price_factor`` of them."""
-        live = ((self.prompt_tokens - self.batch_prompt_tokens) * settings.price_per_1k_input
-                + (self.completion_tokens - self.batch_completion_tokens) * settings.price_per_1k_output)
-        batch = (self.batch_prompt_tokens * settings.price_per_1k_input
-                 + self.batch_completion_tokens * settings.price_per_1k_output) * settings.batch_price_factor
-        return (live + batch) / 1000
 
 
 class ResponseCache:

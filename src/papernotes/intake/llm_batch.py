@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.extras import require
-from papernotes.intake.conversation import Completion, Messages, RequestError
-from papernotes.intake.llm import LLMError, LLMSettings, ResponseCache, Usage
+from papernotes.intake.conversation import Completion, Messages, RequestError, Usage
+from papernotes.intake.llm import LLMError, LLMSettings, ResponseCache
 from papernotes.testhooks import pause
 
 ENDPOINT = "/v1/chat/completions"

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.errors import PapernotesError
-from papernotes.intake.conversation import O, Call, Conversation, R, Reply, Talk
-from papernotes.intake.llm import CACHE_NAME, ChatClient, LLMSettings, ResponseCache, Usage
+from papernotes.intake.conversation import O, Call, Conversation, R, Reply, Talk, Usage
+from papernotes.intake.llm import CACHE_NAME, ChatClient, LLMSettings, ResponseCache
 from papernotes.intake.llm_batch import BatchClient
 from papernotes.layout import CACHE_DIR
 

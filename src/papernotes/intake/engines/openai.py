@@ -14,11 +14,10 @@ dropped from the cache so the next run asks again.
 """
 from __future__ import annotations
 
-from papernotes.intake.conversation import Talk
+from papernotes.intake.conversation import Talk, Usage
 from papernotes.intake.draft import DraftJob, Stub
 from papernotes.intake.engines import DraftEngine
 from papernotes.intake.engines._conversation import Conversation, Outcome, Prompts, converse
-from papernotes.intake.llm import Usage
 from papernotes.intake.llm_run import run_talks
 
 

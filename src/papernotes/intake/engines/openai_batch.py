@@ -21,7 +21,7 @@ from __future__ import annotations
 from papernotes.intake.draft import DraftJob
 from papernotes.intake.engines import DraftEngine
 from papernotes.intake.engines.openai import play
-from papernotes.intake.llm import Usage
+from papernotes.intake.conversation import Usage
 
 
 def run(job: DraftJob) -> Usage:
