@@ -2,7 +2,8 @@
 
 ``converse`` yields lists of ``Call``s (requests that can go out together),
 receives their replies (a ``Completion``, or the ``RequestError`` a request
-failed with) and returns an ``Outcome``. Rounds, each only when needed:
+failed with) and returns an ``Outcome``: a ``Draft``, or why there is none.
+Rounds, each only when needed:
 
 1. **map** — a paper too long for one request: one request per chunk of
    sections, asking for its facts with numbers copied verbatim, each with its
@@ -26,7 +27,7 @@ from typing import Any
 
 from papernotes.corpus.model import Grounding
 from papernotes.intake import conversation
-from papernotes.intake.conversation import Call, Completion, Messages, RequestError, cache_key
+from papernotes.intake.conversation import Call, Completion, Messages, Outcome, RequestError, cache_key
 from papernotes.intake.draft import Drafted, Stub, stub_abstract, validate_reply
 from papernotes.intake.engines import _grounding
 from papernotes.intake.engines._paper import Reading, estimate_tokens, fit, plan, reply_reserve
@@ -36,19 +37,19 @@ from papernotes.intake.prompt import Prompt, json_object, then
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    drafted: Drafted | None
-    """Marked where numbers are not in the paper; ``None`` when the stub stays a stub."""
+class Draft:
+    """What a stub's exchange made."""
+
+    drafted: Drafted
+    """Marked where numbers are not in the paper."""
     grounding: Grounding | None = None
-    failure: str = ""
-    forget: tuple[str, ...] = ()
-    """Cache keys of replies that led nowhere, to drop so the next run asks again."""
-    repaired: int = 0
+    """How its numbers stand against the paper; ``None``: there was no paper."""
     ground_repaired: int = 0
+    """1 when it was sent back because some of its numbers were not in the paper."""
 
 
-Conversation = conversation.Conversation[Outcome]
-"""A stub's exchange."""
+Conversation = conversation.Conversation[Outcome[Draft]]
+"""A stub's exchange: its draft, or why it stays a stub."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +189,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     if drafted is None or not isinstance(reply, Completion):
         return Outcome(None, failure="; ".join(errors), forget=tuple(keys), repaired=repaired)
     if paper is None:
-        return Outcome(drafted, repaired=repaired)
+        return Outcome(Draft(drafted), repaired=repaired)
 
     found = _grounding.check(stub, drafted, paper, lang)
     ground_repaired = 0
@@ -203,6 +204,5 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
             # an unusable repair, or one that makes things worse, keeps the first draft (marked)
             if fixed is not None and recheck is not None and len(recheck.unsupported) <= len(found.unsupported):
                 drafted, found = fixed, recheck
-    return Outcome(_grounding.mark(drafted, found), found.record(), repaired=repaired,
-                   ground_repaired=ground_repaired)
+    return Outcome(Draft(_grounding.mark(drafted, found), found.record(), ground_repaired), repaired=repaired)
 

@@ -14,10 +14,10 @@ dropped from the cache so the next run asks again.
 """
 from __future__ import annotations
 
-from papernotes.intake.conversation import Talk, Usage
+from papernotes.intake.conversation import Outcome, Talk, Usage
 from papernotes.intake.draft import DraftJob, Stub
 from papernotes.intake.engines import DraftEngine
-from papernotes.intake.engines._conversation import Conversation, Outcome, Prompts, converse
+from papernotes.intake.engines._conversation import Conversation, Draft, Prompts, converse
 from papernotes.intake.llm_run import run_talks
 
 
@@ -29,7 +29,7 @@ def play(job: DraftJob, engine: str, batch: bool) -> Usage:
     stubs = {stub.path: stub for stub in job.stubs}
     read = 0
 
-    def talk(stub: Stub) -> Talk[Outcome]:
+    def talk(stub: Stub) -> Talk[Outcome[Draft]]:
         def start() -> Conversation:
             nonlocal read
             lang = job.langs[stub.path]
@@ -40,13 +40,13 @@ def play(job: DraftJob, engine: str, batch: bool) -> Usage:
             return conversation
         return Talk(stub.path, stub.digest, start)
 
-    def settle(path: str, outcome: Outcome) -> None:
+    def settle(path: str, outcome: Outcome[Draft]) -> None:
         job.repaired += outcome.repaired
-        job.ground_repaired += outcome.ground_repaired
-        if outcome.drafted is None:
+        if outcome.value is None:
             job.fail(stubs[path], outcome.failure)
         else:
-            job.finish(stubs[path], outcome.drafted, outcome.grounding, settings.model)
+            job.ground_repaired += outcome.value.ground_repaired
+            job.finish(stubs[path], outcome.value.drafted, outcome.value.grounding, settings.model)
 
     return run_talks(job.corpus, settings, [talk(stub) for stub in job.stubs], settle, batch=batch,
                      progress=job.progress, backoff_base=job.backoff_base)
