@@ -154,7 +154,7 @@ def classify_with_llm(corpus: Path, notes: Sequence[Note], taxonomy: Taxonomy, s
     domains = domain_lines(taxonomy)
     outcomes: dict[str, Outcome[Choice]] = {}
 
-    def talk(note: Note) -> Talk[Outcome[Choice]]:
+    def talk(note: Note) -> Talk[Choice]:
         return Talk(note.path, note.digest, lambda: converse(note, prompt, domains, taxonomy, settings.model))
 
     def settle(path: str, outcome: Outcome[Choice]) -> None:

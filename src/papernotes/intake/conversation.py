@@ -4,9 +4,10 @@ A stage (draft, translate, classify) talks to a model through *conversations*:
 generators that yield the calls of one round (``Call``: a response-cache key
 and chat messages) and receive their replies in the same order (``Reply``: a
 ``Completion`` or the ``RequestError`` of a request that failed for good), until
-they return an outcome (``Outcome``: a value or why there is none; any
-``Ending``). Each outcome names the cache keys of replies that led nowhere
-(``forget``), which the runner drops so the next run asks afresh.
+they return an ``Outcome``: what they made (a draft, a translation, a domain)
+or why nothing, the repair requests they sent, and the cache keys of replies
+that led nowhere (``forget``), which the runner drops so the next run asks
+afresh.
 
 What a run cost is counted in one ``Usage``, whichever way it was played.
 
@@ -21,7 +22,7 @@ import hashlib
 import json
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from papernotes.intake.llm import LLMSettings
@@ -53,21 +54,12 @@ class Call:
     messages: Messages
 
 
-class Ending(Protocol):
-    """What every conversation returns, whatever else it carries."""
-
-    @property
-    def forget(self) -> tuple[str, ...]:
-        """Cache keys of replies that led nowhere, dropped so the next run asks the model again."""
-        ...
-
-
 T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome(Generic[T]):
-    """The usual ending: what the conversation made, or why it made nothing."""
+    """How a conversation ended: what it made, or why it made nothing."""
 
     value: T | None
     failure: str = ""
@@ -79,20 +71,19 @@ class Outcome(Generic[T]):
 
 
 R = TypeVar("R")
-O = TypeVar("O", bound=Ending)
 Conversation = Generator[list[Call], list[Reply], R]
 """Yields each round's calls, receives their replies in the same order, returns its outcome."""
 
 
 @dataclass(frozen=True, slots=True)
-class Talk(Generic[O]):
+class Talk(Generic[T]):
     """One conversation to have."""
 
     name: str
     """Unique in a run: the path of the note it is about."""
     digest: str
     """What it is about (a file's digest), recorded with the batch that carries its requests."""
-    start: Callable[[], Conversation[O]]
+    start: Callable[[], Conversation[Outcome[T]]]
     """Makes the conversation; may block (reading a paper), so a live run calls it in a worker thread."""
 
 

@@ -29,23 +29,23 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.errors import PapernotesError
-from papernotes.intake.conversation import O, Call, Conversation, R, Reply, Talk, Usage
+from papernotes.intake.conversation import Call, Conversation, Outcome, R, Reply, T, Talk, Usage
 from papernotes.intake.llm import CACHE_NAME, ChatClient, LLMSettings, ResponseCache
 from papernotes.intake.llm_batch import BatchClient
 from papernotes.layout import CACHE_DIR
 
 Progress = Callable[[str, int, int], None]
-Settle = Callable[[str, O], None]
+Settle = Callable[[str, Outcome[T]], None]
 
 
-def run_talks(corpus: Path, settings: LLMSettings, talks: Sequence[Talk[O]], settle: Settle[O], *,
+def run_talks(corpus: Path, settings: LLMSettings, talks: Sequence[Talk[T]], settle: Settle[T], *,
               batch: bool = False, progress: Progress | None = None, backoff_base: float = 1.0) -> Usage:
     """Play every talk (live, or through the Batch API with ``batch``), ``settle`` each as it ends; the usage."""
     if not talks:
         return Usage()
     cache = ResponseCache(corpus / CACHE_DIR / CACHE_NAME)
 
-    def end(name: str, outcome: O) -> None:
+    def end(name: str, outcome: Outcome[T]) -> None:
         if outcome.forget:
             cache.forget(list(outcome.forget))
         settle(name, outcome)
@@ -62,11 +62,11 @@ def run_talks(corpus: Path, settings: LLMSettings, talks: Sequence[Talk[O]], set
 
 # ---------------------------------------------------------------- live
 
-async def _live(settings: LLMSettings, cache: ResponseCache, backoff_base: float, talks: Sequence[Talk[O]],
-                end: Settle[O]) -> Usage:
+async def _live(settings: LLMSettings, cache: ResponseCache, backoff_base: float, talks: Sequence[Talk[T]],
+                end: Settle[T]) -> Usage:
     client = ChatClient(settings, cache, backoff_base=backoff_base)  # in the loop its semaphore and pacer serve
 
-    async def one(talk: Talk[O]) -> None:
+    async def one(talk: Talk[T]) -> None:
         conversation = await asyncio.to_thread(talk.start)
         end(talk.name, await _play(client, conversation))
 
@@ -103,11 +103,11 @@ async def _together(tasks: Iterable[Coroutine[Any, Any, None]]) -> None:
 
 # ---------------------------------------------------------------- batch rounds
 
-def _in_rounds(client: BatchClient, cache: ResponseCache, usage: Usage, talks: Sequence[Talk[O]],
-               end: Settle[O]) -> None:
+def _in_rounds(client: BatchClient, cache: ResponseCache, usage: Usage, talks: Sequence[Talk[T]],
+               end: Settle[T]) -> None:
     """Every talk started (in order), then played a round at a time: the round's uncached calls in one batch."""
     pending: dict[str, list[Call]] = {}
-    playing: dict[str, tuple[str, Conversation[O]]] = {}
+    playing: dict[str, tuple[str, Conversation[Outcome[T]]]] = {}
 
     def advance(name: str, replies: list[Reply] | None) -> None:
         try:

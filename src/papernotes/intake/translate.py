@@ -220,7 +220,7 @@ class TranslateJob:
         self.failed: list[tuple[str, str]] = []
         self.problems: list[Diagnostic] = []
 
-    def talk(self, work: Work) -> Talk[Outcome[parts.Translated]]:
+    def talk(self, work: Work) -> Talk[parts.Translated]:
         return Talk(work.path, work.digest, lambda: converse(work, self.lang, self.prompt, self.settings.model))
 
     def settle(self, path: str, outcome: Outcome[parts.Translated]) -> None:

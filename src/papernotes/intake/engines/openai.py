@@ -29,7 +29,7 @@ def play(job: DraftJob, engine: str, batch: bool) -> Usage:
     stubs = {stub.path: stub for stub in job.stubs}
     read = 0
 
-    def talk(stub: Stub) -> Talk[Outcome[Draft]]:
+    def talk(stub: Stub) -> Talk[Draft]:
         def start() -> Conversation:
             nonlocal read
             lang = job.langs[stub.path]
