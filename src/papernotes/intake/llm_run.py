@@ -64,7 +64,7 @@ def run_talks(corpus: Path, settings: LLMSettings, talks: Sequence[Talk[T]], set
 
 async def _live(settings: LLMSettings, cache: ResponseCache, backoff_base: float, talks: Sequence[Talk[T]],
                 end: Settle[T]) -> Usage:
-    client = ChatClient(settings, cache, backoff_base=backoff_base)  # in the loop its semaphore and pacer serve
+    client = ChatClient(settings, cache, backoff_base=backoff_base)  # made in the loop its semaphore belongs to
 
     async def one(talk: Talk[T]) -> None:
         conversation = await asyncio.to_thread(talk.start)
