@@ -3,12 +3,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import signal
 import sqlite3
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +17,7 @@ pytest.importorskip("fpdf")
 sys.path.insert(0, str(Path(__file__).parent))
 import pdfgen  # noqa: E402
 from llm_server import LLMServer, Reply, default_responder, error_status, ok, title_of  # noqa: E402
+from pausing import killed_at  # noqa: E402
 from test_draft import llm_settings, make_corpus, statuses  # noqa: E402
 from test_draft_paper import REL, TITLE, last_user, results_draft  # noqa: E402
 
@@ -131,20 +128,6 @@ def test_an_expired_batch_fails_what_did_not_run(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------- kill -9 and resume
-
-def killed_at(point: str, corpus: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "paused"
-    env = {**os.environ, "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
-    child = subprocess.Popen([sys.executable, "-m", "papernotes", "draft", str(corpus), "--batch", "-q"], env=env)
-    deadline = time.monotonic() + 60
-    while not marker.exists():
-        assert child.poll() is None, f"draft ended (exit {child.returncode}) without reaching {point}"
-        assert time.monotonic() < deadline, f"{point} not reached in 60 s"
-        time.sleep(0.02)
-    child.send_signal(signal.SIGKILL)
-    child.wait(timeout=10)
-    assert child.returncode == -signal.SIGKILL
-
 
 @pytest.mark.parametrize(("point", "state"), [
     ("draft.batch.uploaded", "uploaded"),  # the input file is up, the batch not created

@@ -13,13 +13,16 @@ summary and abstract). The reply must be one JSON object ``{"domain": slug,
 "confidence": 0..1, "second": slug | null}`` naming slugs of the taxonomy; a
 reply that is not gets one repair request quoting what was wrong, and a second
 failure leaves the note unclassified (its replies dropped from the cache, so the
-next run asks again). Requests go through ``intake.llm.ChatClient``: replies are
-cached in ``.papernotes/llm-cache.sqlite`` by the note, the exact messages and
-the model, paced, retried, up to ``[llm] concurrency`` at once.
+next run asks again). Each note's exchange (``converse``) is played by the
+conversation runner (``intake.llm_run``), the one draft and translate use:
+replies cached in ``.papernotes/llm-cache.sqlite`` by the note, the exact
+messages and the model; live requests paced, retried, up to ``[llm]
+concurrency`` at once; or, with ``batch``, every request of a round in one
+Batch API batch (half price, resumable: a re-run polls the batch that was
+under way), the repair round in a second one.
 """
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,18 +30,21 @@ from pathlib import Path
 from papernotes.classify.prediction import Prediction
 from papernotes.classify.rules import note_topics
 from papernotes.corpus.model import Note
-from papernotes.intake.draft import Prompt, json_object
-from papernotes.intake.llm import (
-    CACHE_NAME,
-    ChatClient,
+from papernotes.intake.conversation import (
+    Call,
     Completion,
-    LLMSettings,
+    Conversation,
+    Messages,
+    Outcome,
+    Reply,
     RequestError,
-    ResponseCache,
+    Talk,
     Usage,
     cache_key,
 )
-from papernotes.layout import CACHE_DIR
+from papernotes.intake.llm import LLMSettings
+from papernotes.intake.llm_run import run_talks
+from papernotes.intake.prompt import Prompt, json_object, then
 from papernotes.taxonomy import Taxonomy, suggest
 
 Progress = Callable[[str, int, int], None]
@@ -108,78 +114,67 @@ def _meant(value: object, taxonomy: Taxonomy) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-def _messages(note: Note, prompt: Prompt, domains: str) -> list[dict[str, str]]:
+def _messages(note: Note, prompt: Prompt, domains: str) -> Messages:
     fields = {"title": note.title or "-", "keywords": ", ".join(note.keywords) or "-", "venue": note.venue or "-",
               "summary": note.summary or "-", "abstract": note.abstract or "-"}
     return [{"role": "system", "content": prompt.fill("system", domains=domains)},
             {"role": "user", "content": prompt.fill("user", **fields)}]
 
 
+def converse(note: Note, prompt: Prompt, domains: str, taxonomy: Taxonomy, model: str) -> Conversation[Outcome[Choice]]:
+    """The requests one note needs: its question, and one repair when the reply cannot be used."""
+    identity = (PROMPT, note.id, note.title, note.abstract, model)
+
+    def call(messages: Messages) -> Call:
+        return Call(cache_key(*identity, messages), messages)
+
+    sent = call(_messages(note, prompt, domains))
+    (reply,) = yield [sent]
+    choice, problem = _check(reply, taxonomy)
+    if choice is not None:
+        return Outcome(choice)
+    if not isinstance(reply, Completion):
+        return Outcome(None, problem, (sent.key,))
+    again = call(then(sent.messages, reply.text, prompt.fill("repair", problems=problem)))
+    (reply,) = yield [again]
+    choice, problem = _check(reply, taxonomy)
+    if choice is not None:
+        return Outcome(choice, repaired=1)
+    if isinstance(reply, Completion):
+        problem = f"the model's reply cannot be used, even after a repair request: {problem}"
+    return Outcome(None, problem, (sent.key, again.key), repaired=1)
+
+
 def classify_with_llm(corpus: Path, notes: Sequence[Note], taxonomy: Taxonomy, settings: LLMSettings,
-                      progress: Progress | None = None, backoff_base: float = 1.0) -> LLMClassification:
-    """Ask the model for a domain of each of ``notes``; see the module docstring."""
-    return asyncio.run(_run(corpus, list(notes), taxonomy, settings, progress, backoff_base))
-
-
-async def _run(corpus: Path, notes: list[Note], taxonomy: Taxonomy, settings: LLMSettings,
-               progress: Progress | None, backoff_base: float) -> LLMClassification:
+                      progress: Progress | None = None, backoff_base: float = 1.0,
+                      batch: bool = False) -> LLMClassification:
+    """Ask the model for a domain of each of ``notes`` (through the Batch API with ``batch``); see the module
+    docstring."""
     prompt = Prompt.load(PROMPT, "en")
     domains = domain_lines(taxonomy)
-    cache = ResponseCache(corpus / CACHE_DIR / CACHE_NAME)
-    client = ChatClient(settings, cache, backoff_base=backoff_base)
-    results: dict[int, Choice | str] = {}
-    repaired = 0
-    done = 0
+    outcomes: dict[str, Outcome[Choice]] = {}
 
-    async def one(index: int, note: Note) -> None:
-        nonlocal repaired, done
-        messages = _messages(note, prompt, domains)
-        identity = (PROMPT, note.id, note.title, note.abstract, settings.model)
-        key = cache_key(*identity, messages)
-        reply = await client.answer(messages, key)
-        keys = [key]
-        choice, problem = _check(reply, taxonomy)
-        if choice is None and isinstance(reply, Completion):
-            repaired += 1
-            messages = [*messages, {"role": "assistant", "content": reply.text},
-                        {"role": "user", "content": prompt.fill("repair", problems=problem)}]
-            keys.append(cache_key(*identity, messages))
-            reply = await client.answer(messages, keys[-1])
-            choice, problem = _check(reply, taxonomy)
-        if choice is None:
-            cache.forget(keys)
-            if isinstance(reply, Completion):
-                problem = f"the model's reply cannot be used, even after a repair request: {problem}"
-        results[index] = choice if choice is not None else problem
-        done += 1
+    def talk(note: Note) -> Talk[Choice]:
+        return Talk(note.path, note.digest, lambda: converse(note, prompt, domains, taxonomy, settings.model))
+
+    def settle(path: str, outcome: Outcome[Choice]) -> None:
+        outcomes[path] = outcome
         if progress is not None:
-            progress("classify", done, len(notes))
+            progress("classify", len(outcomes), len(notes))
 
-    try:
-        async with asyncio.TaskGroup() as group:
-            for index, note in enumerate(notes):
-                group.create_task(one(index, note))
-    except BaseExceptionGroup as exc:
-        from papernotes.errors import PapernotesError
-
-        fatal = next((e for e in exc.exceptions if isinstance(e, PapernotesError)), None)
-        if fatal is not None:
-            raise fatal from None
-        raise
-    finally:
-        await client.aclose()
-        cache.close()
+    usage = run_talks(corpus, settings, [talk(note) for note in notes], settle, batch=batch, progress=progress,
+                      backoff_base=backoff_base)
     predictions, failed = [], []
-    for index, note in enumerate(notes):
-        outcome = results[index]
-        if isinstance(outcome, Choice):
-            predictions.append(_prediction(note, outcome, taxonomy))
+    for note in notes:
+        outcome = outcomes[note.path]
+        if outcome.value is not None:
+            predictions.append(_prediction(note, outcome.value, taxonomy))
         else:
-            failed.append((note, outcome))
-    return LLMClassification(tuple(predictions), tuple(failed), client.usage, repaired)
+            failed.append((note, outcome.failure))
+    return LLMClassification(tuple(predictions), tuple(failed), usage, sum(o.repaired for o in outcomes.values()))
 
 
-def _check(reply: Completion | RequestError, taxonomy: Taxonomy) -> tuple[Choice | None, str]:
+def _check(reply: Reply, taxonomy: Taxonomy) -> tuple[Choice | None, str]:
     if isinstance(reply, RequestError):
         return None, str(reply)
     return validate_choice(reply.text, taxonomy)

@@ -1,4 +1,5 @@
-"""CLI for the classify stage: ``papernotes classify CORPUS [--engine learned|openai] [--json | --apply | --evaluate]``.
+"""CLI for the classify stage: ``papernotes classify CORPUS [--engine learned|openai [--batch]] [--json | --apply
+| --evaluate]``.
 
 Thin: loads the corpus and taxonomy, asks an engine for predictions (the
 learned classifier, ``classify.learned`` — the taxonomy's rules, ``classify.by_rules``, while there are too
@@ -19,7 +20,7 @@ import typer
 from rich.markup import escape
 
 from papernotes.classify.prediction import MIN_CONFIDENCE, MISFILE_THRESHOLD
-from papernotes.cli.common import app, err, fail, out
+from papernotes.cli.common import app, err, fail, model_line, out
 from papernotes.cli.output import error, report
 
 if TYPE_CHECKING:
@@ -59,10 +60,13 @@ def classify(
     threshold: Annotated[float, typer.Option(min=0.0, max=1.0, help="Probability of another domain that "
                                                                     "marks a note misfiled.")] = MISFILE_THRESHOLD,
     folds: Annotated[int, typer.Option(min=2, max=20, help="Folds of the cross-fitting.")] = 5,
+    batch: Annotated[bool, typer.Option(
+        "--batch", help="With --engine openai: send the requests through the OpenAI Batch API (half price, "
+                        "within 24 h); re-run to resume a run that was interrupted.")] = False,
 ) -> None:
     """Predict each note's domain and topics, and find misfiled notes.
 
-    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) the taxonomy's rules alone predict the notes without a domain, each with a confidence (how many distinct rule phrases of one domain the title, keywords, summary and abstract hold, less those of other domains); notes no rule matches are listed for review. openai: one request per note without a domain. Exit status 1 when nothing could be predicted or a note could not be classified.
+    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) the taxonomy's rules alone predict the notes without a domain, each with a confidence (how many distinct rule phrases of one domain the title, keywords, summary and abstract hold, less those of other domains); notes no rule matches are listed for review. openai: one request per note without a domain (--batch: all of them in one Batch API batch, a repair round in another). Exit status 1 when nothing could be predicted or a note could not be classified.
     """
     from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
@@ -77,12 +81,15 @@ def classify(
     if evaluate and engine != "learned":
         error("--evaluate measures the learned classifier; it cannot be combined with --engine openai")
         raise typer.Exit(2)
+    if batch and engine != "openai":
+        error("--batch sends a language model's requests through the Batch API: use it with --engine openai")
+        raise typer.Exit(2)
     try:
         config, _ = load_config(corpus)
         taxonomy = load_site_taxonomy(corpus, config)
         notes = load_corpus(corpus, BuildCache(None)).notes
         if engine == "openai":
-            predictions, failures = _ask_model(corpus, notes, config, taxonomy)
+            predictions, failures = _ask_model(corpus, notes, config, taxonomy, batch)
         else:
             predictions, failures = _learned(notes, taxonomy, folds, evaluate, as_json), []
     except PapernotesError as exc:
@@ -127,8 +134,8 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
     return learned.predict(notes, taxonomy, settings)
 
 
-def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig,
-               taxonomy: Taxonomy) -> tuple[list[Prediction], list[Diagnostic]]:
+def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig, taxonomy: Taxonomy,
+               batch: bool) -> tuple[list[Prediction], list[Diagnostic]]:
     """A language model's choice for every note without a domain, and an error per note it could not classify."""
     from papernotes.classify.llm import classify_with_llm
     from papernotes.cli.progress import progress_bar
@@ -142,12 +149,11 @@ def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig,
                                    "taxonomy's rules file the clear cases until 20 notes have a domain, then the "
                                    "learned classifier")
     with progress_bar(err) as progress:
-        result = classify_with_llm(corpus, targets, taxonomy, settings, progress)
+        result = classify_with_llm(corpus, targets, taxonomy, settings, progress, batch=batch)
     failures = [diagnostic(note.path, note.field_lines.get("domain", 0), f"not classified: {why}", "classify-failed")
                 for note, why in result.failed]
-    u = result.usage
-    err.print(f"model {settings.model}: {u.requests} request(s), {u.cache_hits} from cache, {u.retries} retried, "
-              f"{result.repaired} repaired", highlight=False)
+    err.print(model_line(settings.model, result.usage, result.repaired, settings.batch_price_factor),
+              highlight=False)
     return list(result.predictions), failures
 
 

@@ -16,7 +16,7 @@ stays on one line when it is piped.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -25,6 +25,9 @@ from papernotes import __version__
 from papernotes.cli.help import App, Group
 from papernotes.cli.output import failure
 from papernotes.errors import Diagnostic, PapernotesError
+
+if TYPE_CHECKING:
+    from papernotes.intake.conversation import Usage
 
 app = App(
     name="papernotes",
@@ -63,3 +66,15 @@ def exit_on_errors(diagnostics: list[Diagnostic] | tuple[Diagnostic, ...]) -> No
     """Exit with status 1 when any of ``diagnostics`` (already printed) is an error."""
     if any(d.is_error for d in diagnostics):
         raise typer.Exit(1)
+
+
+def model_line(model: str, u: Usage, repaired: int, batch_price_factor: float, cost: float | None = None) -> str:
+    """The summary of a run's language-model requests (draft, translate, classify); tokens and cost with ``cost``."""
+    batched = (f" ({u.batch_requests} by batch in {u.batches} new batch(es), {batch_price_factor:.0%} price)"
+               if u.batch_requests or u.batches else "")
+    line = f"model {model}: {u.requests} request(s){batched}, {u.cache_hits} from cache, {u.retries} retried, " \
+           f"{repaired} repaired"
+    if cost is None:
+        return line
+    return (f"{line}; tokens {u.prompt_tokens:,} in + {u.completion_tokens:,} out (cache saved {u.cached_tokens:,}); "
+            f"cost ${cost:.4f}")

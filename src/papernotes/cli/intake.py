@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papernotes.cli.common import app, err, exit_on_errors, fail, out
+from papernotes.cli.common import app, err, exit_on_errors, fail, model_line, out
 from papernotes.cli.output import report, say
 from papernotes.intake.engines import ENGINES
 from papernotes.intake.sources import SOURCES
@@ -140,12 +140,7 @@ def _print_draft_summary(result, verbose: bool) -> None:  # type: ignore[no-unty
         out.print(f"grounding: {result.grounded} note(s) checked against their paper, {result.checked:,} "
                   f"number(s){marked}{repairs}")
     if result.usage is not None:
-        u = result.usage
-        batched = (f" ({u.batch_requests} by batch in {u.batches} new batch(es), "
-                   f"{result.batch_price_factor:.0%} price)" if u.batch_requests or u.batches else "")
-        out.print(f"model {result.model}: {u.requests} request(s){batched}, {u.cache_hits} from cache, "
-                  f"{u.retries} retried, {result.repaired} repaired; tokens {u.prompt_tokens:,} in + "
-                  f"{u.completion_tokens:,} out (cache saved {u.cached_tokens:,}); cost ${result.cost:.4f}")
+        out.print(model_line(result.model, result.usage, result.repaired, result.batch_price_factor, result.cost))
 
 
 @app.command("read")

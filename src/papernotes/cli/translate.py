@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from papernotes.cli.common import app, err, fail, out
+from papernotes.cli.common import app, err, fail, model_line, out
 from papernotes.cli.output import report
 
 LANGS = ("zh", "en")
@@ -55,11 +55,7 @@ def translate_command(
         out.print(f"{len(result.translated)} note(s) translated to {to}{redone}{failed}; "
                   f"{result.up_to_date} already translated")
         if result.usage is not None and (result.usage.requests or result.usage.cache_hits):
-            u = result.usage
-            batched = (f" ({u.batch_requests} by batch in {u.batches} new batch(es), "
-                       f"{result.batch_price_factor:.0%} price)" if u.batch_requests or u.batches else "")
-            out.print(f"model {result.model}: {u.requests} request(s){batched}, {u.cache_hits} from cache, "
-                      f"{u.retries} retried, {result.repaired} repaired; tokens {u.prompt_tokens:,} in + "
-                      f"{u.completion_tokens:,} out (cache saved {u.cached_tokens:,}); cost ${result.cost:.4f}")
+            out.print(model_line(result.model, result.usage, result.repaired, result.batch_price_factor,
+                                 result.cost))
     if result.failed or any(d.is_error for d in result.diagnostics):
         raise typer.Exit(1)

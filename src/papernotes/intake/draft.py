@@ -10,9 +10,9 @@ a person edited since the last draft are kept), and ``summary``, ``keywords``,
 unsupported, pdf_sha256}`` in its front matter; numbers the paper does not
 have are marked ``⚠`` in the text. Every note not drafted is listed with why.
 
-This module holds what every engine shares: finding the notes to draft, the
-prompt files, validating a model's reply, rendering and writing a note, and the
-``DraftJob`` an engine works through. A PDF that cannot be read is reported as
+This module holds what every engine shares: finding the notes to draft,
+validating a model's reply (its JSON read by ``intake.prompt``), rendering and
+writing a note, and the ``DraftJob`` an engine works through. A PDF that cannot be read is reported as
 ``path.pdf: error: …`` and the note is drafted from its abstract. A note that
 changed on disk while its draft was being made is left alone.
 """
@@ -23,9 +23,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
-from string import Template
 from typing import Any, NamedTuple
 
 from papernotes.config import load_config
@@ -34,11 +32,13 @@ from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
 from papernotes.corpus.translation import translation_name
 from papernotes.errors import CorpusError, Diagnostic, error, warning
+from papernotes.intake.conversation import Usage
 from papernotes.intake.engines import ENGINES, DraftEngine
 from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
-from papernotes.intake.llm import LLMSettings, Usage
+from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
+from papernotes.intake.prompt import json_object
 from papernotes.intake.redraft import (
     DIGEST_KEY,
     SECTION_KEYS,
@@ -165,46 +165,7 @@ def stub_abstract(stub: Stub, paper: PaperText | None) -> str:
     return stub.text("abstract") or (abstract_of(paper) if paper is not None else "")
 
 
-# ---------------------------------------------------------------- prompts
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """One prompt file (``prompts/NAME.LANG.txt``): named ``=== block ===`` templates."""
-
-    blocks: dict[str, Template]
-
-    @classmethod
-    def load(cls, name: str, lang: str) -> Prompt:
-        text = resources.files("papernotes").joinpath("prompts", f"{name}.{lang}.txt").read_text(encoding="utf-8")
-        found = re.findall(r"^=== (\w+) ===\n(.*?)(?=^=== \w+ ===\n|\Z)", text, re.S | re.M)
-        return cls({block: Template(body.strip()) for block, body in found})
-
-    def fill(self, block: str, **values: str) -> str:
-        """The block with ``$name`` placeholders filled (``$$`` is a literal dollar sign)."""
-        return self.blocks[block].safe_substitute(**values)
-
-
 # ---------------------------------------------------------------- validating replies
-
-def json_object(text: str) -> tuple[dict[str, Any] | None, str]:
-    """The one JSON object of a reply (a Markdown fence around it is fine), or what is wrong with it."""
-    body = text.strip()
-    if fence := re.match(r"^```(?:json)?\s*(.*?)\s*```$", body, re.S):
-        body = fence.group(1)
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        start, end = body.find("{"), body.rfind("}")
-        try:
-            data = json.loads(body[start:end + 1]) if 0 <= start < end else None
-        except json.JSONDecodeError:
-            data = None
-        if data is None:
-            return None, f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
-    if not isinstance(data, dict):
-        return None, "the reply must be one JSON object"
-    return data, ""
-
 
 def _section_text(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):

@@ -9,29 +9,26 @@ and a SQLite response cache in ``.papernotes/llm-cache.sqlite`` that commits
 each reply as it arrives, so an interrupted run loses no paid-for answer.
 The ``openai`` package is imported only when a client is made.
 
-A stage talks to the model through *conversations*: generators that yield the
-calls of one round (``Call``) and receive their replies (``Reply``), until they
-return an outcome. ``converse_live`` plays one against a ``ChatClient`` (and ``run_all``
-runs many at once); ``llm_batch.converse_in_rounds`` plays many through batches.
+Stages do not call the client themselves: they hand conversations
+(``papernotes.intake.conversation``) to the one runner, ``papernotes.intake.llm_run``,
+which plays them through a ``ChatClient`` or, in batch mode, ``llm_batch.BatchClient``.
 """
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import hashlib
-import json
 import os
 import random
 import sqlite3
 import time
-from collections.abc import Coroutine, Generator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from papernotes.config import CONFIG_NAME, LLMConfig
 from papernotes.errors import ConfigError, PapernotesError, error
 from papernotes.extras import require
+from papernotes.intake.conversation import Completion, Messages, RequestError, Usage
 
 CACHE_NAME = "llm-cache.sqlite"
 RETRY_AFTER_CAP = 120.0
@@ -52,10 +49,6 @@ class ModelNotConfigured(PapernotesError):
     """No model is set for the openai engines, and there is no ``papernotes.toml`` to point at."""
 
     exit_code = 2
-
-
-class RequestError(Exception):
-    """One request failed for good (retries used up, or a 4xx about this request); other papers go on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,67 +106,6 @@ def _no_model(path: Path, offline: str) -> PapernotesError:
 def endpoint(settings: LLMSettings) -> str:
     """The URL requests go to, for messages (the SDK's default when ``base_url`` is not set)."""
     return (settings.base_url or "https://api.openai.com/v1").rstrip("/")
-
-
-@dataclass(frozen=True, slots=True)
-class Completion:
-    text: str
-    prompt_tokens: int
-    completion_tokens: int
-    cached: bool
-
-
-Messages = list[dict[str, str]]
-Reply = Completion | RequestError
-"""The answer to one ``Call``: a completion, or the error of a request that failed for good."""
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One request of a conversation: its response-cache key (also its batch ``custom_id``) and messages."""
-
-    key: str
-    messages: Messages
-
-
-R = TypeVar("R")
-Conversation = Generator[list[Call], list[Reply], R]
-"""Yields each round's calls, receives their replies in the same order, returns its outcome."""
-
-
-@dataclass(slots=True)
-class Usage:
-    """Counters of one run, for the summary line."""
-
-    requests: int = 0
-    """Requests answered by the endpoint (not counting failed attempts)."""
-    cache_hits: int = 0
-    retries: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    """Tokens of replies served from the cache (not paid again)."""
-    batches: int = 0
-    """Batches created (``draft --batch``); a resumed batch is not counted again."""
-    batch_requests: int = 0
-    """Replies that came from a batch (included in ``requests``)."""
-    batch_prompt_tokens: int = 0
-    """Tokens of batch replies (included in ``prompt_tokens``/``completion_tokens``), billed at the batch price."""
-    batch_completion_tokens: int = 0
-
-    def cost(self, settings: LLMSettings) -> float:
-        """Live tokens at the configured prices, batch tokens at ``batch_price_factor`` of them."""
-        live = ((self.prompt_tokens - self.batch_prompt_tokens) * settings.price_per_1k_input
-                + (self.completion_tokens - self.batch_completion_tokens) * settings.price_per_1k_output)
-        batch = (self.batch_prompt_tokens * settings.price_per_1k_input
-                 + self.batch_completion_tokens * settings.price_per_1k_output) * settings.batch_price_factor
-        return (live + batch) / 1000
-
-
-def cache_key(*parts: Any) -> str:
-    """Stable hash of JSON-serialisable parts (paper identity, messages, model)."""
-    blob = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
 class ResponseCache:
@@ -247,8 +179,7 @@ class ChatClient:
 
     def __init__(self, settings: LLMSettings, cache: ResponseCache, backoff_base: float = 1.0,
                  backoff_cap: float = 60.0) -> None:
-        from openai import AsyncOpenAI
-
+        self.openai = require("openai", "the openai engines")
         self.settings = settings
         self.cache = cache
         self.usage = Usage()
@@ -258,7 +189,7 @@ class ChatClient:
         self.limiter = RateLimiter(settings.requests_per_minute)
         self.slots = asyncio.Semaphore(settings.concurrency)
         # our own retry loop counts and paces retries; the SDK's would hide them
-        self.client = AsyncOpenAI(base_url=settings.base_url, api_key=settings.api_key,
+        self.client = self.openai.AsyncOpenAI(base_url=settings.base_url, api_key=settings.api_key,
                                   timeout=settings.timeout, max_retries=0)
 
     async def aclose(self) -> None:
@@ -267,18 +198,17 @@ class ChatClient:
     def backoff(self, attempt: int) -> float:
         return min(self.backoff_cap, self.backoff_base * 2.0 ** attempt) * random.uniform(0.5, 1.5)
 
-    async def complete(self, messages: list[dict[str, str]], key: str) -> Completion:
+    async def complete(self, messages: Messages, key: str) -> Completion:
         """The reply to ``messages``: from the cache when ``key`` is known, else from the endpoint."""
         cached = self.cache.get(key)
         if cached is not None:
-            self.usage.cache_hits += 1
-            self.usage.cached_tokens += cached.prompt_tokens + cached.completion_tokens
+            self.usage.hit(cached)
             return cached
         reply = await self._request(messages)
         self.cache.put(key, self.settings.model, reply)
         return reply
 
-    async def answer(self, messages: list[dict[str, str]], key: str) -> Completion | RequestError:
+    async def answer(self, messages: Messages, key: str) -> Completion | RequestError:
         """Like ``complete``, but a request that failed for good is returned rather than raised."""
         try:
             return await self.complete(messages, key)
@@ -289,9 +219,8 @@ class ChatClient:
     def url(self) -> str:
         return endpoint(self.settings)
 
-    async def _request(self, messages: list[dict[str, str]]) -> Completion:
-        openai = require("openai", "the openai engines")
-
+    async def _request(self, messages: Messages) -> Completion:
+        openai = self.openai
         last, refused = "", False
         for attempt in range(self.settings.max_retries + 1):
             try:
@@ -353,30 +282,3 @@ def _message(exc: Any) -> str:
         if isinstance(inner, dict) and inner.get("message"):
             return str(inner["message"])
     return str(getattr(exc, "message", "") or exc)
-
-
-# ---------------------------------------------------------------- conversations, live
-
-async def converse_live(client: ChatClient, talk: Conversation[R]) -> R:
-    """Play ``talk`` against ``client``: each round's calls concurrently; its outcome."""
-    replies: list[Reply] | None = None
-    try:
-        while True:
-            calls = talk.send(replies)  # type: ignore[arg-type]  # None starts the generator
-            replies = list(await asyncio.gather(*(client.answer(c.messages, c.key) for c in calls)))
-    except StopIteration as stop:
-        return stop.value  # type: ignore[no-any-return]
-
-
-async def run_all(tasks: Iterable[Coroutine[Any, Any, None]]) -> None:
-    """Run ``tasks`` together; the first ``PapernotesError`` one raises (an endpoint that is down, a bad key)
-    stops them all and is raised as it is."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            for task in tasks:
-                group.create_task(task)
-    except BaseExceptionGroup as exc:
-        fatal = next((e for e in exc.exceptions if isinstance(e, PapernotesError)), None)
-        if fatal is not None:
-            raise fatal from None
-        raise

@@ -22,21 +22,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from papernotes.intake.llm import (
-    Call,
-    Completion,
-    Conversation,
-    LLMError,
-    LLMSettings,
-    Reply,
-    RequestError,
-    ResponseCache,
-    Usage,
-)
+from papernotes.extras import require
+from papernotes.intake.conversation import Completion, Messages, RequestError, Usage
+from papernotes.intake.llm import LLMError, LLMSettings, ResponseCache
 from papernotes.testhooks import pause
 
 ENDPOINT = "/v1/chat/completions"
@@ -89,7 +81,7 @@ class BatchStore:
         self.db.execute("UPDATE batches SET state = ? WHERE id = ?", (state, row.rowid))
 
 
-def _line(key: str, messages: list[dict[str, str]], settings: LLMSettings) -> bytes:
+def _line(key: str, messages: Messages, settings: LLMSettings) -> bytes:
     body = {"model": settings.model, "messages": messages, "temperature": settings.temperature}
     record = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
@@ -100,17 +92,16 @@ class BatchClient:
 
     def __init__(self, settings: LLMSettings, cache: ResponseCache, usage: Usage,
                  progress: Callable[[str, int, int], None] | None = None) -> None:
-        from openai import OpenAI
-
+        self.openai = require("openai", "the openai engines")
         self.settings, self.cache, self.usage, self.progress = settings, cache, usage, progress
         self.store = BatchStore(cache.db)
-        self.client = OpenAI(base_url=settings.base_url, api_key=settings.api_key, timeout=settings.timeout,
-                             max_retries=settings.max_retries)
+        self.client = self.openai.OpenAI(base_url=settings.base_url, api_key=settings.api_key,
+                                         timeout=settings.timeout, max_retries=settings.max_retries)
 
     def close(self) -> None:
         self.client.close()
 
-    def answer(self, requests: dict[str, list[dict[str, str]]], owners: dict[str, tuple[str, str]]
+    def answer(self, requests: dict[str, Messages], owners: dict[str, tuple[str, str]]
                ) -> dict[str, Completion | RequestError]:
         """A reply (cached as it arrives) or the error of each request; ``owners``: key -> (stub path, digest)."""
         rows = [r for r in self.store.open(self.settings.model) if not requests.keys().isdisjoint(r.keys)]
@@ -129,7 +120,7 @@ class BatchClient:
         missing = RequestError("the batch returned no reply for this request; re-run to send it again")
         return {key: replies.get(key, missing) for key in requests}
 
-    def _parts(self, keys: list[str], requests: dict[str, list[dict[str, str]]]) -> list[list[str]]:
+    def _parts(self, keys: list[str], requests: dict[str, Messages]) -> list[list[str]]:
         parts: list[list[str]] = []
         size = 0
         for key in keys:
@@ -218,52 +209,10 @@ class BatchClient:
 
     def _call(self, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """One Batch API call (the SDK retries 429/5xx); what still fails stops the run."""
-        import openai
-
         where = self.settings.base_url or "OpenAI"
         try:
             return method(*args, **kwargs)
-        except openai.APIStatusError as exc:
+        except self.openai.APIStatusError as exc:
             raise LLMError(f"{where}: batch API: HTTP {exc.status_code}: {exc.message} (re-run to resume)") from None
-        except openai.APIError as exc:
+        except self.openai.APIError as exc:
             raise LLMError(f"{where}: batch API: {exc} (re-run to resume)") from None
-
-
-# ---------------------------------------------------------------- conversations, in rounds
-
-def converse_in_rounds(client: BatchClient, cache: ResponseCache, usage: Usage,
-                       talks: Iterable[tuple[str, str, Conversation[Any]]],
-                       settle: Callable[[str, Any], None]) -> None:
-    """Play every conversation of ``talks`` (``(path, digest of what it is about, conversation)``, each started
-    as it is taken) a round at a time: every call of a round that is not in the response cache goes into one
-    batch; ``settle(path, outcome)`` as each one ends. Closes ``client``."""
-    pending: dict[str, list[Call]] = {}
-    started: dict[str, tuple[str, Conversation[Any]]] = {}
-
-    def advance(path: str, replies: list[Reply] | None) -> None:
-        try:
-            pending[path] = started[path][1].send(replies)  # type: ignore[arg-type]  # None starts it
-        except StopIteration as stop:
-            pending.pop(path, None)
-            settle(path, stop.value)
-
-    try:
-        for path, digest, talk in talks:
-            started[path] = (digest, talk)
-            advance(path, None)
-        while pending:
-            calls = {call.key: call for waiting in pending.values() for call in waiting}
-            owners = {call.key: (path, started[path][0]) for path, waiting in pending.items() for call in waiting}
-            answers: dict[str, Reply] = {}
-            for key in calls:
-                if (hit := cache.get(key)) is not None:
-                    usage.cache_hits += 1
-                    usage.cached_tokens += hit.prompt_tokens + hit.completion_tokens
-                    answers[key] = hit
-            missing = {key: call.messages for key, call in calls.items() if key not in answers}
-            if missing:
-                answers.update(client.answer(missing, owners))
-            for path, waiting in list(pending.items()):
-                advance(path, [answers[call.key] for call in waiting])
-    finally:
-        client.close()

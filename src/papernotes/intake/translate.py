@@ -11,15 +11,15 @@ files ``prompts/translate.{lang}.txt``), then — when the reply is not the
 expected JSON, or lost a formula, code, a link target or a number of the
 original (``translate_guard``) — one repair request listing what is wrong. A
 reply still wrong after it leaves the note untranslated (its cached replies
-dropped so the next run asks afresh). Replies go through ``ChatClient`` (cache,
-pacing, retries), or the Batch API with ``batch`` (``BatchClient``, resumable).
+dropped so the next run asks afresh). The conversation runner
+(``papernotes.intake.llm_run``) plays every note's exchange live (cache, pacing,
+retries) or, with ``batch``, through the Batch API (resumable).
 A translation made by hand (no ``translation_of`` digest) is never
 overwritten; nor is a translation or an original that changed on disk while
 the model was working.
 """
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,23 +36,21 @@ from papernotes.corpus.translation import translation_path
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake import translate_guard as guard
 from papernotes.intake import translate_parts as parts
-from papernotes.intake.draft import Prompt, json_object
-from papernotes.intake.llm import (
-    CACHE_NAME,
+from papernotes.intake.conversation import (
     Call,
     Completion,
     Conversation,
-    LLMSettings,
     Messages,
+    Outcome,
     Reply,
     RequestError,
-    ResponseCache,
+    Talk,
     Usage,
     cache_key,
-    converse_live,
-    run_all,
 )
-from papernotes.layout import CACHE_DIR
+from papernotes.intake.llm import LLMSettings
+from papernotes.intake.llm_run import run_talks
+from papernotes.intake.prompt import Prompt, json_object, then
 from papernotes.site.publish import atomic_write
 from papernotes.testhooks import pause
 
@@ -79,15 +77,6 @@ class Work:
     payload: dict[str, Any]
     text_digest: str
     """The original's ``text_digest``: what the translation records."""
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    translated: parts.Translated | None
-    failure: str = ""
-    forget: tuple[str, ...] = ()
-    """Cache keys of replies that led nowhere, dropped so the next run asks again."""
-    repaired: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +160,6 @@ def _work(corpus: Path, note: Note, target: str) -> Work | None:
 
 # ---------------------------------------------------------------- one note's exchange
 
-def _then(messages: Messages, reply: str, request: str) -> Messages:
-    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": request}]
-
-
 def check_reply(reply: Reply, work: Work, lang: str) -> tuple[parts.Translated | None, list[str], bool]:
     """``(translation, problems, repairable)`` of one reply."""
     if isinstance(reply, RequestError):
@@ -194,7 +179,7 @@ def check_reply(reply: Reply, work: Work, lang: str) -> tuple[parts.Translated |
     return (None, [f"it lost {item}" for item in lost], True) if lost else (translated, [], False)
 
 
-def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Conversation[Outcome]:
+def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Conversation[Outcome[parts.Translated]]:
     """The requests one note needs: the translation, and one repair when the reply cannot be used."""
     identity = ("translate", work.path, lang, work.text_digest)
 
@@ -211,7 +196,7 @@ def converse(work: Work, lang: str, prompt: Prompt, model: str) -> Conversation[
         return Outcome(translated)
     if not repairable or not isinstance(reply, Completion):
         return Outcome(None, "; ".join(problems), (sent.key,))
-    again = call(_then(messages, reply.text, prompt.fill("repair", problems="\n".join(f"- {p}" for p in problems))))
+    again = call(then(messages, reply.text, prompt.fill("repair", problems="\n".join(f"- {p}" for p in problems))))
     (second,) = yield [again]
     translated, problems, _ = check_reply(second, work, lang)
     if translated is not None:
@@ -225,28 +210,29 @@ class TranslateJob:
     """The notes to translate and where their results go; ``settle`` writes each one at once."""
 
     def __init__(self, corpus: Path, work: list[Work], lang: str, settings: LLMSettings,
-                 progress: Progress | None, backoff_base: float) -> None:
+                 progress: Progress | None) -> None:
         self.corpus, self.work, self.lang, self.settings = corpus, work, lang, settings
-        self.progress, self.backoff_base = progress, backoff_base
+        self.progress = progress
         self.prompt = Prompt.load("translate", lang)
+        self.by_path = {w.path: w for w in work}
         self.written: list[str] = []
         self.redone = self.repaired = self.count = 0
         self.failed: list[tuple[str, str]] = []
         self.problems: list[Diagnostic] = []
 
-    def talk(self, work: Work) -> Conversation[Outcome]:
-        return converse(work, self.lang, self.prompt, self.settings.model)
+    def talk(self, work: Work) -> Talk[parts.Translated]:
+        return Talk(work.path, work.digest, lambda: converse(work, self.lang, self.prompt, self.settings.model))
 
-    def settle(self, cache: ResponseCache, work: Work, outcome: Outcome) -> None:
+    def settle(self, path: str, outcome: Outcome[parts.Translated]) -> None:
+        work = self.by_path[path]
         self.repaired += outcome.repaired
-        if outcome.translated is None:
-            cache.forget(list(outcome.forget))
+        if outcome.value is None:
             self.failed.append((work.path, outcome.failure))
             self.problems.append(error(work.path, 0, f"not translated to {self.lang}: {outcome.failure}",
                                        "translate-failed"))
         else:
             pause("translate.answered")
-            text = parts.render_translation(work.front, outcome.translated, self.lang, work.text_digest,
+            text = parts.render_translation(work.front, outcome.value, self.lang, work.text_digest,
                                             self.settings.model)
             if self._write_if_unchanged(work, text):
                 self.written.append(work.target)
@@ -270,35 +256,6 @@ class TranslateJob:
         return True
 
 
-# ---------------------------------------------------------------- engines
-
-async def _live(job: TranslateJob, cache: ResponseCache) -> Usage:
-    from papernotes.intake.llm import ChatClient
-
-    client = ChatClient(job.settings, cache, backoff_base=job.backoff_base)
-
-    async def one(work: Work) -> None:
-        job.settle(cache, work, await converse_live(client, job.talk(work)))
-
-    try:
-        await run_all(one(work) for work in job.work)
-    finally:
-        await client.aclose()
-    return client.usage
-
-
-def _batch(job: TranslateJob, cache: ResponseCache) -> Usage:
-    """Every note's exchange advanced a round at a time; each round's uncached requests go in one batch."""
-    from papernotes.intake.llm_batch import BatchClient, converse_in_rounds
-
-    usage = Usage()
-    works = {w.path: w for w in job.work}
-    converse_in_rounds(BatchClient(job.settings, cache, usage, job.progress), cache, usage,
-                       ((w.path, w.digest, job.talk(w)) for w in job.work),
-                       lambda path, outcome: job.settle(cache, works[path], outcome))
-    return usage
-
-
 # ---------------------------------------------------------------- the stage
 
 def translate(corpus: Path, lang: str, engine: str = "openai", batch: bool = False, limit: int | None = None,
@@ -315,14 +272,9 @@ def translate(corpus: Path, lang: str, engine: str = "openai", batch: bool = Fal
     work, current, problems = find_work(corpus, lang)
     if limit is not None:
         work = work[:max(0, limit)]
-    job = TranslateJob(corpus, work, lang, settings, progress, backoff_base)
-    usage = Usage()
-    if work:
-        cache = ResponseCache(corpus / CACHE_DIR / CACHE_NAME)
-        try:
-            usage = _batch(job, cache) if batch else asyncio.run(_live(job, cache))
-        finally:
-            cache.close()
+    job = TranslateJob(corpus, work, lang, settings, progress)
+    usage = run_talks(corpus, settings, [job.talk(w) for w in work], job.settle, batch=batch, progress=progress,
+                      backoff_base=backoff_base)
     return TranslateResult(tuple(job.written), job.redone, tuple(job.failed), current, job.repaired, usage,
                            usage.cost(settings), settings.model, tuple([*problems, *job.problems]),
                            settings.batch_price_factor)

@@ -23,7 +23,7 @@ from papernotes.registry import Registry
 
 if TYPE_CHECKING:
     from papernotes.intake.draft import DraftJob
-    from papernotes.intake.llm import Usage
+    from papernotes.intake.conversation import Usage
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,8 @@
 
 ``converse`` yields lists of ``Call``s (requests that can go out together),
 receives their replies (a ``Completion``, or the ``RequestError`` a request
-failed with) and returns an ``Outcome``. Rounds, each only when needed:
+failed with) and returns an ``Outcome``: a ``Draft``, or why there is none.
+Rounds, each only when needed:
 
 1. **map** — a paper too long for one request: one request per chunk of
    sections, asking for its facts with numbers copied verbatim, each with its
@@ -14,38 +15,41 @@ failed with) and returns an ``Outcome``. Rounds, each only when needed:
    have, with the paper's nearest number and its page. What is still
    unsupported afterwards is marked ``⚠`` and counted in the record.
 
-The live engine sends each yield at once; the batch engine gathers the yields
-of all stubs into one batch per round. Replies are cached by key
-(``papernotes.intake.llm``), so a re-run replays the rounds for free.
+The runner (``papernotes.intake.llm_run``) sends each yield at once for the
+live engine and gathers the yields of all stubs into one batch per round for
+the batch engine. Replies are cached by key, so a re-run replays the rounds
+for free.
 """
 from __future__ import annotations
 
-from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import Grounding
-from papernotes.intake.draft import Drafted, Prompt, Stub, json_object, stub_abstract, validate_reply
+from papernotes.intake import conversation
+from papernotes.intake.conversation import Call, Completion, Messages, Outcome, RequestError, cache_key
+from papernotes.intake.draft import Drafted, Stub, stub_abstract, validate_reply
 from papernotes.intake.engines import _grounding
 from papernotes.intake.engines._paper import Reading, estimate_tokens, fit, plan, reply_reserve
-from papernotes.intake.llm import Call, Completion, LLMSettings, Messages, Reply, RequestError, cache_key
+from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperText
+from papernotes.intake.prompt import Prompt, json_object, then
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    drafted: Drafted | None
-    """Marked where numbers are not in the paper; ``None`` when the stub stays a stub."""
+class Draft:
+    """What a stub's exchange made."""
+
+    drafted: Drafted
+    """Marked where numbers are not in the paper."""
     grounding: Grounding | None = None
-    failure: str = ""
-    forget: tuple[str, ...] = ()
-    """Cache keys of replies that led nowhere, to drop so the next run asks again."""
-    repaired: int = 0
+    """How its numbers stand against the paper; ``None``: there was no paper."""
     ground_repaired: int = 0
+    """1 when it was sent back because some of its numbers were not in the paper."""
 
 
-Conversation = Generator[list[Call], list[Reply], Outcome]
-"""A stub's exchange (``llm.Conversation`` of an ``Outcome``)."""
+Conversation = conversation.Conversation[Outcome[Draft]]
+"""A stub's exchange: its draft, or why it stays a stub."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +129,6 @@ def reading_for(stub: Stub, paper: PaperText | None, prompts: Prompts, settings:
     return plan(paper, settings.context_tokens, draft_overhead, map_overhead)
 
 
-def _then(messages: Messages, reply: str, request: str) -> Messages:
-    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": request}]
-
-
 def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, settings: LLMSettings,
              engine: str = "openai") -> Conversation:
     identity: tuple[Any, ...] = (stub.text("id") or stub.path, stub.text("title"), stub.text("abstract"))
@@ -155,7 +155,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
             found, errors = validate_facts(reply.text)
             if found is None:
                 request = prompts.map.fill("repair", errors="\n".join(f"- {e}" for e in errors))
-                retry[i] = call(_then(sent.messages, reply.text, request))
+                retry[i] = call(then(sent.messages, reply.text, request))
             else:
                 facts[i] = found
         if retry:
@@ -180,7 +180,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     drafted, errors = validate_reply(reply.text, engine) if isinstance(reply, Completion) else (None, [str(reply)])
     if errors and isinstance(reply, Completion):
         repaired += 1
-        messages = _then(messages, reply.text, prompts.draft.fill(
+        messages = then(messages, reply.text, prompts.draft.fill(
             "repair", errors="\n".join(f"- {e}" for e in errors)))
         sent = call(messages)
         keys.append(sent.key)
@@ -189,7 +189,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     if drafted is None or not isinstance(reply, Completion):
         return Outcome(None, failure="; ".join(errors), forget=tuple(keys), repaired=repaired)
     if paper is None:
-        return Outcome(drafted, repaired=repaired)
+        return Outcome(Draft(drafted), repaired=repaired)
 
     found = _grounding.check(stub, drafted, paper, lang)
     ground_repaired = 0
@@ -197,13 +197,12 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     if numbers := _grounding.repair_list(found, prompts.draft, lang):
         ground_repaired = 1
         request = prompts.draft.fill("repair_numbers", numbers=numbers)
-        (again,) = yield [call(_then(messages, reply.text, request))]
+        (again,) = yield [call(then(messages, reply.text, request))]
         if isinstance(again, Completion):
             fixed, _ = validate_reply(again.text, engine)
             recheck = _grounding.check(stub, fixed, paper, lang) if fixed is not None else None
             # an unusable repair, or one that makes things worse, keeps the first draft (marked)
             if fixed is not None and recheck is not None and len(recheck.unsupported) <= len(found.unsupported):
                 drafted, found = fixed, recheck
-    return Outcome(_grounding.mark(drafted, found), found.record(), repaired=repaired,
-                   ground_repaired=ground_repaired)
+    return Outcome(Draft(_grounding.mark(drafted, found), found.record(), ground_repaired), repaired=repaired)
 

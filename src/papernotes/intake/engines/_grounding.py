@@ -22,8 +22,9 @@ from dataclasses import dataclass, replace
 
 from papernotes.check.grounding import Finding, ground, note_numbers
 from papernotes.corpus.model import Grounding
-from papernotes.intake.draft import Drafted, Prompt, Stub, body_parts, heading
+from papernotes.intake.draft import Drafted, Stub, body_parts, heading
 from papernotes.intake.paper import PaperText
+from papernotes.intake.prompt import Prompt
 
 MARK = "⚠"
 FRONT = "front"

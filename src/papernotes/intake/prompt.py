@@ -1,0 +1,60 @@
+"""LLM edge, prompts and replies: the prompt files every LLM stage fills, and the JSON its replies carry.
+
+In: a prompt name and language (``prompts/NAME.LANG.txt``: named ``=== block ===``
+templates), a model's reply text. Out: filled messages (``Prompt.fill``, ``then``
+for a follow-up such as a repair request) and the one JSON object of a reply
+(``json_object``) or what is wrong with it — the words a repair request quotes
+back to the model. Used by draft, translate and classify alike.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from importlib import resources
+from string import Template
+from typing import Any
+
+from papernotes.intake.conversation import Messages
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """One prompt file (``prompts/NAME.LANG.txt``): named ``=== block ===`` templates."""
+
+    blocks: dict[str, Template]
+
+    @classmethod
+    def load(cls, name: str, lang: str) -> Prompt:
+        text = resources.files("papernotes").joinpath("prompts", f"{name}.{lang}.txt").read_text(encoding="utf-8")
+        found = re.findall(r"^=== (\w+) ===\n(.*?)(?=^=== \w+ ===\n|\Z)", text, re.S | re.M)
+        return cls({block: Template(body.strip()) for block, body in found})
+
+    def fill(self, block: str, **values: str) -> str:
+        """The block with ``$name`` placeholders filled (``$$`` is a literal dollar sign)."""
+        return self.blocks[block].safe_substitute(**values)
+
+
+def then(messages: Messages, reply: str, request: str) -> Messages:
+    """The conversation so far, the model's ``reply`` and our next ``request`` (a repair, say)."""
+    return [*messages, {"role": "assistant", "content": reply}, {"role": "user", "content": request}]
+
+
+def json_object(text: str) -> tuple[dict[str, Any] | None, str]:
+    """The one JSON object of a reply (a Markdown fence around it is fine), or what is wrong with it."""
+    body = text.strip()
+    if fence := re.match(r"^```(?:json)?\s*(.*?)\s*```$", body, re.S):
+        body = fence.group(1)
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        start, end = body.find("{"), body.rfind("}")
+        try:
+            data = json.loads(body[start:end + 1]) if 0 <= start < end else None
+        except json.JSONDecodeError:
+            data = None
+        if data is None:
+            return None, f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+    if not isinstance(data, dict):
+        return None, "the reply must be one JSON object"
+    return data, ""
