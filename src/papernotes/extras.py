@@ -20,6 +20,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "arxiv": ("ingest", "arxiv"),
     "bibtexparser": ("ingest", "bibtexparser"),
     "pypdf": ("pdf", "pypdf"),
+    "pypdfium2": ("pdf", "pypdfium2"),
 }
 
 

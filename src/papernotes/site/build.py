@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,7 @@ from papernotes.testhooks import pause
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
     from papernotes.config import SiteConfig
     from papernotes.corpus.model import Entry
+    from papernotes.site.figures import FigureStore
     from papernotes.site.replan import SitePlan
     from papernotes.site.search.background import Background
     from papernotes.taxonomy import Taxonomy
@@ -71,6 +73,8 @@ class Project:
     salt: str
     """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
     rebuilds every page."""
+    figures: FigureStore | None = None
+    """The figures of the PDFs beside notes (``site/figures.py``); ``None``: pages show none."""
 
 
 def settings_stamp(root: Path) -> str:
@@ -114,14 +118,17 @@ def open_project(corpus: Path) -> Project:
         load_config,
         load_site_taxonomy,
     )
+    from papernotes.extras import available
 
     root = corpus.resolve()
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
     config, config_fp = load_config(root)
     taxonomy = load_site_taxonomy(root, config)
+    # installing the pdf extra shows the figures it could not
+    figures = config.figures and available("pypdfium2")
     salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
-            f"|{config.language}")
+            f"|{config.language}|{figures}")
     return Project(root, config, taxonomy, salt)
 
 
@@ -148,6 +155,7 @@ class Builder:
         self.progress = progress
         self.cache_file = cache_path(self.root) if use_cache else None
         self._project: Project | None = None
+        self._scratch = tempfile.TemporaryDirectory(prefix="papernotes-figures-") if not use_cache else None
         self._theme = None
         self._theme_precompiled = False
         self._lists: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
@@ -158,7 +166,14 @@ class Builder:
     def project(self) -> Project:
         """Config, taxonomy and salt, read on first use (a build with nothing to do never needs them)."""
         if self._project is None:
-            self._project = open_project(self.root)
+            from papernotes.site.figures import FigureStore
+
+            project = open_project(self.root)
+            # without the build cache, a folder of this builder's (as the parse records live in memory)
+            folder = self.cache_file.parent / "figures" if self.cache_file is not None else Path(
+                self._scratch.name)  # type: ignore[union-attr]
+            self._project = replace(project, figures=FigureStore(project.root, folder, project.config.figures,
+                                                                 self.workers))
         return self._project
 
     def build(self, *, strict: bool = False, edited: Collection[str] | None = None,
@@ -222,6 +237,8 @@ class Builder:
                 if plan is None:
                     plan = replan.plan_whole(project, loaded, cache, strict, on_resolved=self._search_ahead)
             pause("build.planned")
+            if project.figures is not None:
+                project.figures.save()
             result.notes, result.pages = plan.state.notes, plan.state.pages
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 

@@ -29,6 +29,7 @@ from papernotes.taxonomy import Domain, Taxonomy, Topic, Venue
 
 if TYPE_CHECKING:
     from papernotes.config import SiteConfig
+    from papernotes.site.figures import FigureStore
 
 # ------------------------------------------------------------------ URLs and labels
 
@@ -208,6 +209,8 @@ class PlanSettings:
     config: SiteConfig
     taxonomy: Taxonomy
     labels: SiteLabels
+    figures: FigureStore | None = None
+    """The figures of the PDFs beside notes, made or read from the cache when a note's page is planned."""
 
     @property
     def lang(self) -> str:

@@ -39,6 +39,7 @@ from papernotes.site.contexts import (
     DomainContext,
     DomainsIndexContext,
     FeedContext,
+    FigureFile,
     HomeContext,
     NoteContext,
     Page,
@@ -383,6 +384,7 @@ class Theme:
         extra: dict[str, Any] = {}
         if isinstance(page.context, NoteContext):
             extra, problems = self._note_body(page)
+            problems.extend(page.context.figure_problems)
             has_math = bool(extra.pop("body_has_math")) or 'class="math' in page.context.title_html
         else:
             has_math = _context_has_math(page.context)
@@ -395,6 +397,8 @@ class Theme:
                 **extra}, problems
 
     def render(self, page: Page) -> tuple[bytes, list[Diagnostic]]:
+        if isinstance(page.context, FigureFile):  # an image of the figure cache, copied as it is
+            return Path(page.context.source).read_bytes(), []
         try:
             values, problems = self.variables(page)
             text = self.env.get_template(page.template).render(values)
