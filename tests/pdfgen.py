@@ -49,7 +49,40 @@ class Lines:
     lines: tuple[str, ...]
 
 
-Block = Heading | Para | Table | Lines
+@dataclass(frozen=True)
+class Figure:
+    """A figure: drawn boxes and lines (``vector``) or an embedded PNG (``raster``), its caption below it."""
+
+    caption: str
+    kind: str = "vector"
+    height: float = 110.0
+
+
+@dataclass(frozen=True)
+class RuledTable:
+    """A table as LaTeX's booktabs draws it: caption above, rules above and below the header and at the end."""
+
+    rows: tuple[tuple[str, ...], ...]
+    caption: str
+
+
+@dataclass(frozen=True)
+class ColumnBreak:
+    """Continue at the top of the next column (or page), as LaTeX does before a float it moved there."""
+
+
+Block = Heading | Para | Table | Lines | Figure | RuledTable | ColumnBreak
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """Where a generated figure or table was drawn: what the tests compare ``find_figures`` with."""
+
+    kind: str
+    label: str
+    page: int
+    bbox: tuple[float, float, float, float]
+    """x0, y0, x1, y1 in PDF points, origin bottom-left, the graphics (or the table's rules) only."""
 
 
 @dataclass
@@ -66,6 +99,8 @@ class _Op:
 class _Page:
     ops: list[_Op] = field(default_factory=list)
     sections: list[tuple[str, int, float]] = field(default_factory=list)
+    drawings: list[tuple[str, float, float, float, float]] = field(default_factory=list)
+    """(``rect``|``line``|``image``, x, y, w, h) in fpdf2's top-left coordinates; a line goes (x, y) → (x+w, y+h)."""
 
 
 class Paper:
@@ -81,6 +116,7 @@ class Paper:
         self.pages: list[_Page] = []
         self.y = self.top = self.bottom = TOP
         self.column, self.columns = 0, 0
+        self.drawn: list[Drawn] = []
 
     def _width(self, text: str, bold: bool = False, size: float = SIZE) -> float:
         self.pdf.set_font("Helvetica", "B" if bold else "", size)
@@ -153,6 +189,10 @@ class Paper:
         def col() -> int:
             return self.column + 1 if columns == 2 else 0
 
+        def place(height: float) -> tuple[_Page, float, float, int]:
+            pg, y = advance(height)
+            return pg, y, left(), col()
+
         for block in blocks:
             if isinstance(block, Heading):
                 self.y += LEADING / 2
@@ -169,6 +209,12 @@ class Paper:
                 for line in block.lines:
                     pg, y = advance(LEADING)
                     pg.ops.append(_Op(left(), y, line, column=col()))
+            elif isinstance(block, ColumnBreak):
+                self.y = BOTTOM + 1
+            elif isinstance(block, Figure):
+                self._figure(block, place, width)
+            elif isinstance(block, RuledTable):
+                self._ruled_table(block, place, width)
             else:
                 if block.caption:
                     pg, y = advance(LEADING)
@@ -180,6 +226,70 @@ class Paper:
                     for k, text in enumerate(row):
                         pg.ops.append(_Op(left() + (first + (k - 1) * cell if k else 0), y, text, column=col()))
                 self.y += LEADING / 2
+
+    def _record(self, caption: str, x0: float, top: float, x1: float, bottom: float) -> None:
+        kind = "table" if caption.startswith("Table") else "figure"
+        label = " ".join(caption.replace(":", " ").replace(".", " ").split()[:2])
+        self.drawn.append(Drawn(kind, label, len(self.pages), (x0, PAGE_H - bottom, x1, PAGE_H - top)))
+
+    def _caption(self, caption: str, place, width: float) -> None:  # type: ignore[no-untyped-def]
+        for line in self._wrap(caption, width):
+            pg, y, x, column = place(LEADING)
+            pg.ops.append(_Op(x, y, line, size=9, column=column))
+
+    def _figure(self, block: Figure, place, width: float) -> None:  # type: ignore[no-untyped-def]
+        pg, y, x, _ = place(block.height + LEADING)
+        top, bottom = y - SIZE + 4, y - SIZE + 4 + block.height
+        if block.kind == "raster":
+            pg.drawings.append(("image", x + 10, top, width - 20, block.height))
+        else:
+            w, h = (width - 40) / 3, block.height
+            for k in range(3):  # three boxes joined by arrows, a method diagram
+                pg.drawings.append(("rect", x + 10 + k * (w + 10), top + h / 4, w, h / 2))
+                if k:
+                    pg.drawings.append(("line", x + k * (w + 10), top + h / 2, 10, 0))
+            pg.drawings.append(("line", x + 10, top, width - 20, 0))
+            pg.drawings.append(("line", x + 10, bottom, width - 20, 0))
+        self._record(block.caption, x + 10, top, x + width - 10, bottom)
+        self._caption(block.caption, place, width)
+        self.y += LEADING
+
+    def _ruled_table(self, block: RuledTable, place, width: float) -> None:  # type: ignore[no-untyped-def]
+        self.y += LEADING / 2
+        self._caption(block.caption, place, width)
+        first = 0.34 * width
+        cell = (width - first) / max(len(r) - 1 for r in block.rows)
+        pg, rule, x, column = place(LEADING / 2)
+        top = rule - SIZE + 2
+        pg.drawings.append(("line", x, top, width, 0))
+        for i, row in enumerate(block.rows):
+            pg, y, x, column = place(LEADING)
+            for k, text in enumerate(row):
+                pg.ops.append(_Op(x + (first + (k - 1) * cell if k else 0), y, text, bold=i == 0, column=column))
+            if i == 0:
+                pg.drawings.append(("line", x, y + 3, width, 0))
+        pg, y, x, column = place(LEADING / 2)
+        bottom = y - SIZE + 2
+        pg.drawings.append(("line", x, bottom, width, 0))
+        self._record(block.caption, x, top, x + width, bottom)
+        self.y += LEADING
+
+    def _draw(self, page: _Page) -> None:
+        from PIL import Image, ImageDraw
+
+        self.pdf.set_line_width(1)
+        for what, x, y, w, h in page.drawings:
+            if what == "rect":
+                self.pdf.set_fill_color(120, 160, 220)
+                self.pdf.rect(x, y, w, h, style="DF")
+            elif what == "line":
+                self.pdf.line(x, y, x + w, y + h)
+            else:  # a plot as a picture: bars on a white ground
+                image = Image.new("RGB", (300, 200), "white")
+                draw = ImageDraw.Draw(image)
+                for k in range(6):
+                    draw.rectangle((20 + 45 * k, 190 - 25 * (k + 1), 50 + 45 * k, 190), fill=(200, 60 + 30 * k, 40))
+                self.pdf.image(image, x=x, y=y, w=w, h=h)
 
     def scanned_page(self) -> None:
         """A page that is only an image, like a scan."""
@@ -199,6 +309,7 @@ class Paper:
                 for name, level, y in page.sections:
                     self.pdf.set_y(y)
                     self.pdf.start_section(name, level, strict=False)
+            self._draw(page)
             self.pdf.set_font("Helvetica", "", 8)
             self.pdf.text(MARGIN_X, 40, self.header)
             self.pdf.text(PAGE_W / 2, 765, str(number))
@@ -286,3 +397,35 @@ def sample_paper(path: Path, outline: bool = True, columns: int = 2) -> Path:
     paper.flow([Heading("", "References"), Para(REFERENCES)], columns=columns)
     paper.flow([Heading("A", "Hyper-parameters"), Para(APPENDIX_TEXT)], columns=1, new_page=True)
     return paper.save(path)
+
+
+# A paper with figures and tables: what the figure tests check against.
+FIGURE_1 = "Figure 1: Overview of Gutter Networks. Three stages read a page: gutter, bands, lines."
+FIGURE_2 = "Figure 2 Accuracy grows with the number of bands on GutterBench."
+TABLE_1 = "Table 1: Results on GutterBench, accuracy in percent."
+RESULTS_ROWS = (("Method", "Hard", "Easy", "Mean"), ("PlainReader", "39.25", "44.10", "41.68"),
+                ("Ours", "46.42", "51.31", "48.87"))
+SPLIT_START = "Each stage keeps the order of the lines it gets, and"
+SPLIT_END = "none of them looks at a line twice."
+MATH_JUNK = "The loss is L = \x00x\x01 + \x1fy summed over pages."
+
+
+def figures_blocks() -> list[Block]:
+    """A vector figure captioned "Figure 1:" that interrupts a running sentence at a column turn, a raster
+    figure captioned "Figure 2 …" (no colon), a ruled results table, control bytes from a "math font"."""
+    return [
+        Heading("1", "Introduction"), Para(INTRO), Para(FILLER), Para(FILLER), Para(FILLER), Para(FILLER),
+        Para(FILLER), Para(FILLER), Lines((SPLIT_START,)), ColumnBreak(), Figure(FIGURE_1, "vector"),
+        Lines((SPLIT_END,)), Para("As shown in Figure 1 and Table 1, the reader is fast. " + MATH_JUNK),
+        Heading("2", "Experiments"), Para(RESULTS), RuledTable(RESULTS_ROWS, TABLE_1), Para(ABLATION),
+        Figure(FIGURE_2, "raster", 90.0), Para(FILLER),
+    ]
+
+
+def figures_paper(path: Path, columns: int = 2) -> tuple[Path, list[Drawn]]:
+    """A paper with two figures and a table; the PDF and where each was drawn."""
+    paper = Paper("Gutter Networks with Figures", header="")  # two pages: too few for running headers to be dropped
+    paper.front("Ada Reader, Bob Parser", ABSTRACT)
+    paper.flow(figures_blocks(), columns=columns)
+    paper.flow([Heading("", "References"), Para(REFERENCES)], columns=columns)
+    return paper.save(path), paper.drawn

@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "bibtexparser": ("ingest", "bibtexparser"),
     "pypdf": ("pdf", "pypdf"),
     "pypdfium2": ("pdf", "pypdfium2"),
+    "PIL": ("pdf", "pillow"),
 }
 
 

@@ -2,10 +2,12 @@
 
 In: ``Line`` records of every page. Out: the same lines without embedded
 base64 runs (figure metadata some PDFs carry as text), page numbers and
-running headers, ligatures spelled out; then, per section, ``Paragraph``
-records: prose lines joined (a word hyphenated across a line break joined
-back), table rows kept one per line with their numbers verbatim, each
-paragraph with the page it starts on.
+running headers, control bytes and private-use glyphs (math fonts), ligatures
+spelled out; then, per section, ``Paragraph`` records: prose lines joined (a
+word hyphenated across a line break joined back), table rows kept one per line
+with their numbers verbatim, figure and table captions paragraphs of their own
+(a sentence a figure interrupts is joined around it, its caption after it),
+each paragraph with the page it starts on.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from statistics import median
+
+from typing import Literal
 
 from papernotes.intake.paper.layout import Line
 from papernotes.intake.paper.model import Paragraph
@@ -27,6 +31,31 @@ MARGIN = 0.075
 NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
 TERMINAL = (".", ":", "?", "!", "。", "：")
 HYPHENATED = re.compile(r"\b([A-Za-z]+)-([a-z]+)\b")
+JUNK = re.compile("( ?)[\x00-\x08\x0b-\x1f\x7f-\x9f\ue000-\uf8ff\ufffe\uffff]+( ?)")
+"""C0/C1 control bytes (math fonts whose codes 0-31 carry no Unicode) and private-use glyphs: nothing a reader can read."""
+CAPTION = re.compile(r"^(?P<name>Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*(?P<num>\d{1,3})\b"
+                     r"(?P<punct>\s*[:.|]|\s*[-–—](?=\s))?\s*(?P<rest>.*)$", re.S)
+
+
+def clean_text(text: str) -> str:
+    """``text`` without control bytes and private-use glyphs (newlines and tabs kept); one space where they stood."""
+    return JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text) if JUNK.search(text) else text
+
+
+def caption_label(text: str) -> tuple[Literal["figure", "table"], int, str] | None:
+    """(kind, number, label) when ``text`` starts like a caption (``Figure 1:``, ``Fig. 2.``, ``Table 3 Results``).
+
+    Without punctuation after the number the next word must be capitalised: ``Table 1 reports …`` is a sentence.
+    """
+    m = CAPTION.match(text)
+    if m is None:
+        return None
+    rest = m.group("rest")
+    if not m.group("punct") and not (rest[:1].isupper() or rest[:1].isdigit() or rest[:1] == "("):
+        return None
+    kind: Literal["figure", "table"] = "table" if m.group("name").lower() == "table" else "figure"
+    number = int(m.group("num"))
+    return kind, number, f"{kind.capitalize()} {number}"
 
 
 def _is_base64(run: str) -> bool:
@@ -59,7 +88,7 @@ def clean_lines(lines: Sequence[Line], heights: dict[int, float]) -> list[Line]:
     pages = len(heights)
     out: list[Line] = []
     for line in lines:
-        text = strip_base64(line.text.translate(LIGATURES))
+        text = strip_base64(clean_text(line.text.translate(LIGATURES)))
         if not text.strip():
             continue
         if in_margin(line) and (re.fullmatch(r"\d{1,4}|[ivxlc]{1,6}", text.strip())
@@ -108,10 +137,12 @@ def join_prose(text: str, line: str, hyphenated: frozenset[str]) -> str:
 
 
 def paragraphs(lines: Sequence[Line], hyphenated: frozenset[str] = frozenset()) -> tuple[Paragraph, ...]:
-    """Group one section's lines into paragraphs."""
+    """Group one section's lines into paragraphs; a caption is one of its own, after the sentence it interrupts."""
     gaps = _line_gaps(lines)
     out: list[Paragraph] = []
-    text, page, rows = "", 0, False
+    after: list[Paragraph] = []  # captions that wait for the sentence they interrupted to end
+    held: Paragraph | None = None  # that sentence, while its caption is read
+    text, page, rows, caption = "", 0, False, False
     prev: Line | None = None
     for line in lines:
         row = is_row(line)
@@ -123,16 +154,29 @@ def paragraphs(lines: Sequence[Line], hyphenated: frozenset[str] = frozenset()) 
                 typical = gaps.get(line.page, 1.2 * line.size)
                 indented = not row and ended and line.x > prev.x + 0.8 * line.size
                 brk = gap > (2.5 if row else 1.5) * typical or gap < 0 or indented
+                brk = brk or (caption and abs(line.size - prev.size) > 0.5)
             else:
                 brk = ended  # a column or page turn continues the sentence it interrupts
-        if brk and text:
-            out.append(Paragraph(text, page))
-            text = ""
+        opens = (not row and caption_label(line.text) is not None
+                 and (brk or text.endswith(TERMINAL) or _flow(prev) != _flow(line) or abs(line.size - prev.size) > 0.5))
+        if (brk or opens) and text:
+            if caption and held is not None and not opens and not row:
+                after.append(Paragraph(text, page))  # the caption is over; the interrupted sentence goes on
+                text, page, held = held.text, held.page, None
+            elif opens and not caption and not rows and held is None and not text.endswith(TERMINAL):
+                held, text = Paragraph(text, page), ""
+            else:
+                out.extend(p for p in (held, Paragraph(text, page)) if p is not None)
+                if not caption:
+                    out.extend(after)
+                    after.clear()
+                held, text = None, ""
+        caption = opens or (caption and not brk)
         if not text:
             page = line.page
         text = f"{text}\n{line.text}" if row and text else join_prose(text, line.text, hyphenated)
         rows = row
         prev = line
-    if text:
-        out.append(Paragraph(text, page))
+    out.extend(p for p in (held, Paragraph(text, page) if text else None) if p is not None)
+    out.extend(after)
     return tuple(out)

@@ -53,6 +53,31 @@ class Section:
 
 
 @dataclass(frozen=True, slots=True)
+class Figure:
+    """A figure or table of the paper, found from its caption (``papernotes.intake.paper.figures``)."""
+
+    kind: Literal["figure", "table"]
+    label: str
+    """``Figure 1``, ``Table 2``: the printed label, spacing normalised (``Fig. 1`` reads ``Figure 1``)."""
+    number: int
+    page: int
+    """1-based."""
+    bbox: tuple[float, float, float, float]
+    """x0, y0, x1, y1 in PDF points, origin bottom-left: the figure's drawings and images, the table's rows and rules."""
+    caption: str
+    """The whole caption, label included, cleaned."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "page": self.page, "bbox": list(self.bbox), "caption": self.caption}
+
+    @classmethod
+    def from_dict(cls, kind: Literal["figure", "table"], data: dict[str, Any]) -> Figure:
+        label = data["label"]
+        x0, y0, x1, y1 = (float(v) for v in data["bbox"])
+        return cls(kind, label, int(label.rsplit(" ", 1)[-1]), data["page"], (x0, y0, x1, y1), data["caption"])
+
+
+@dataclass(frozen=True, slots=True)
 class PaperText:
     """Everything the pipeline reads from one PDF."""
 
@@ -71,6 +96,10 @@ class PaperText:
     """Where the sections came from: the PDF outline (bookmarks), numbered headings, or nothing found."""
     empty_pages: tuple[int, ...] = ()
     """1-based pages with no text layer (figures only, or scanned)."""
+    figures: tuple[Figure, ...] = ()
+    """Figures found from their captions, in page order."""
+    tables: tuple[Figure, ...] = ()
+    """Tables found from their captions, in page order."""
 
     def paragraphs(self, appendix: bool = True) -> Iterator[tuple[Section, Paragraph]]:
         for section in (*self.sections, *(self.appendix if appendix else ())):
@@ -94,7 +123,8 @@ class PaperText:
         return {"sha256": self.sha256, "pages": self.pages, "title": self.title,
                 "outline_source": self.outline_source, "references_cut": self.references_cut,
                 "empty_pages": list(self.empty_pages),
-                "sections": sections(self.sections), "appendix": sections(self.appendix)}
+                "sections": sections(self.sections), "appendix": sections(self.appendix),
+                "figures": [f.to_dict() for f in self.figures], "tables": [t.to_dict() for t in self.tables]}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PaperText:
@@ -104,4 +134,6 @@ class PaperText:
 
         return cls(data["sha256"], data["pages"], data["title"], sections(data["sections"]),
                    sections(data["appendix"]), data["references_cut"], data["outline_source"],
-                   tuple(data.get("empty_pages", ())))
+                   tuple(data.get("empty_pages", ())),
+                   tuple(Figure.from_dict("figure", f) for f in data.get("figures", ())),
+                   tuple(Figure.from_dict("table", t) for t in data.get("tables", ())))

@@ -4,18 +4,21 @@ In: the PDF and, when the paper belongs to a corpus, the cache folder. Out: a
 ``PaperText`` (from the cache when the PDF's hash is known) or a
 ``PaperError``. Steps, in order: extract (pypdf) → layout (reading order) →
 cleanup (junk lines) → sections (outline or numbered headings, references
-cut, appendix apart, paragraphs).
+cut, appendix apart, paragraphs); then figures and tables from their captions
+(pypdfium2).
 """
 from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.intake.paper import cache
 from papernotes.intake.paper.cleanup import clean_lines, known_hyphenated
 from papernotes.intake.paper.extract import RawDocument, extract_document
+from papernotes.intake.paper.figures import find_figures
 from papernotes.intake.paper.layout import Line, reading_order
 from papernotes.intake.paper.model import PaperError, PaperText
 from papernotes.intake.paper.sections import split_sections
@@ -49,6 +52,11 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
     if cache_folder is not None and (hit := cache.load(cache_folder, sha256)) is not None:
         return hit
     paper = build_paper(extract_document(str(path), data), sha256)
+    try:
+        figures, tables = find_figures(str(path), data)
+        paper = replace(paper, figures=figures, tables=tables)
+    except PaperError:  # pypdf read the text; a PDF pdfium refuses only loses its figures
+        pass
     if cache_folder is not None:
         try:
             cache.save(cache_folder, paper)
