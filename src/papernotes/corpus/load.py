@@ -33,7 +33,7 @@ from papernotes.cache import (
 )
 from papernotes.corpus import limits
 from papernotes.errors import CorpusError, Diagnostic, error, warning
-from papernotes.layout import CACHE_DIR, paper_of
+from papernotes.layout import CACHE_DIR, LANGUAGES, paper_of
 
 if TYPE_CHECKING:  # parsing and decoding load only when needed: a no-op build stays light
     from papernotes.corpus.model import Note
@@ -79,6 +79,13 @@ def with_paper(mtime_ns: int, paper: os.stat_result) -> int:
     so adding, replacing or removing the PDF reads as an edit of the note (and only of that note)."""
     mixed = hashlib.blake2b(f"{paper.st_mtime_ns}:{paper.st_size}".encode(), digest_size=8).digest()
     return mtime_ns ^ (int.from_bytes(mixed, "little") >> 2)
+
+
+def notes_beside(root: Path, paper: str) -> list[str]:
+    """The notes whose PDF is ``paper`` (``paper_of`` the other way round): the original and its translations
+    that exist."""
+    stem = paper[:-4]
+    return [rel for rel in (f"{stem}.md", *(f"{stem}.{lang}.md" for lang in LANGUAGES)) if (root / rel).is_file()]
 
 
 def _paper_stat(path: str | Path) -> os.stat_result | None:

@@ -334,6 +334,7 @@ class Builder:
                             incremental: bool) -> tuple[list[tuple[str, Diagnostic]], bool]:
         """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
         the pages' problems and whether the search entries of the edited bodies are still to publish."""
+        from papernotes.site.figures import FIGURE_TEMPLATE
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
         from papernotes.site.search import corpus_bodies, search_files
@@ -348,7 +349,8 @@ class Builder:
             for url in stale:
                 staging.remove(output_path(url))
             if plan.entries is not None:
-                shown = [p for p in plan.pages if not p.edition]  # the record covers the site language's edition
+                # the record covers the site language's edition, and pages, not the figure images beside them
+                shown = [p for p in plan.pages if not p.edition and p.template != FIGURE_TEMPLATE]
                 record = (manifest(shown) if plan.complete else
                           updated((staging.out / MANIFEST_NAME).read_bytes(), shown, stale))
                 staging.write(MANIFEST_NAME, record)
@@ -359,7 +361,7 @@ class Builder:
             if search_later:  # note bodies edited: their pages now, their search entries right after
                 cache.save_blob(SEARCH_PENDING + staging.site_key,
                                 sorted({*(cache.load_blob(SEARCH_PENDING + staging.site_key) or ()),
-                                        *(p.context.entry.note.path for p in plan.pages)}))
+                                        *(p.context.entry.note.path for p in plan.pages if p.template == "note.html")}))
             elif plan.entries is not None:
                 for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
                     # each edition its own store, apart from a one-language site's (whose body edits update theirs)
@@ -395,7 +397,8 @@ class Builder:
         for prefix, lang in dict.fromkeys((p.edition, p.lang or project.config.language) for p in plan.pages):
             # each edition its own store on a site with several (as _render_and_publish made them)
             where = self.cache_file.parent / "editions" / lang if several else self.cache_file.parent
-            found = search_update([p.context.entry for p in plan.pages if p.edition == prefix],
+            found = search_update([p.context.entry for p in plan.pages if p.edition == prefix and
+                                   p.template == "note.html"],
                                   corpus_bodies(project.root), where, lang, self.workers)
             if found is None:  # the store could not take them after all: they stay pending, and the next
                 forget(where)  # build, finding the store unable to take body edits, makes the whole index

@@ -75,7 +75,7 @@ class FigureStore:
     _digests: dict[str, tuple[int, int, str]] | None = field(default=None, repr=False)
     _dirty: bool = field(default=False, repr=False)
     _records: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
-    _shown: dict[tuple[str, str], NoteFigures | None] = field(default_factory=dict, repr=False)
+    _shown: dict[tuple[str, str, str], NoteFigures | None] = field(default_factory=dict, repr=False)
 
     # -- what a page shows
 
@@ -83,7 +83,7 @@ class FigureStore:
         """The figures the page of ``note`` (at ``url``) shows; ``None`` when it shows none."""
         if not (self.enabled and note.paper and note.show_figures):
             return None
-        key = (note.path, url)
+        key = (note.path, note.digest, url)  # the digest stands for the note's text and its PDF's stat
         if key not in self._shown:
             self._shown[key] = self._make(note, url)
         return self._shown[key]
@@ -117,6 +117,8 @@ class FigureStore:
         by_number = {f[0]: f for f in record["figures"]}
         for n in wanted:
             if n not in images:
+                reason = record.get("failed", {}).get(str(n), "not rendered")
+                problems.append(warning(note.paper, 0, f"Figure {n} not shown: {reason}", "figures"))
                 continue
             name, width, height = images[n]
             fmt = name.rpartition(".")[2]
@@ -174,7 +176,9 @@ class FigureStore:
     def _images(self, paper: str, sha: str, record: dict[str, Any], wanted: list[int]) -> dict[int, tuple[str, int, int]]:
         """``number -> (file name, width, height)`` of the ``wanted`` figures, rendered when not cached."""
         images = {int(n): tuple(v) for n, v in record["images"].items()}
-        missing = [n for n in wanted if n not in images or not (self._dir(sha) / images[n][0]).is_file()]
+        failed = record.get("failed", {})
+        missing = [n for n in wanted if str(n) not in failed and (
+            n not in images or not (self._dir(sha) / images[n][0]).is_file())]
         if missing:
             record.update(_render(self.root, paper, sha, self._dir(sha), record, missing))
             images = {int(n): tuple(v) for n, v in record["images"].items()}
@@ -221,7 +225,7 @@ class FigureStore:
 
 
 def _renderer_available() -> bool:
-    return available("pypdfium2")
+    return available("pypdfium2") and available("PIL")
 
 
 def _load_record(path: Path) -> dict[str, Any] | None:
@@ -266,18 +270,19 @@ def _render(root: Path, paper: str, sha: str, folder: Path, record: dict[str, An
     data = data if data is not None else _read_pdf(root, paper)
     boxes = {b[0]: b for b in record.get("boxes", [])}
     by_number = {f[0]: f for f in record["figures"]}
-    images = dict(record["images"])
+    images, failed = dict(record["images"]), dict(record.get("failed", {}))
     for n in numbers:
         number, page, bbox, kind = boxes[n]
         figure = Figure(kind, by_number[n][1], number, page, tuple(bbox), by_number[n][2])
         try:
             image = render_figure(data, figure, MIN_WIDTH)
-        except PaperError:
-            continue  # the record keeps the figure; the page shows the others
+        except PaperError as exc:  # the page shows the others, and says why this one is missing
+            failed[str(n)] = exc.reason
+            continue
         name = f"{sha}-{n}.{image.format}"
         atomic_write(folder / name, image.data)
         images[str(n)] = [name, image.width, image.height]
-    record = {**record, "images": images}
+    record = {**record, "images": images, "failed": failed}
     atomic_write(folder / f"{sha}.json", json.dumps(record, ensure_ascii=False))
     return record
 
