@@ -116,6 +116,8 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     if on_resolved is not None:
         on_resolved([("", project.config.language, entries)] if len(project.config.editions) == 1
                     else _edition_entries(project, loaded, entries))
+    if project.figures is not None:  # a cold figure cache filled on every core before the pages need it
+        project.figures.prepare(entries)
     related = cached_related(note_inputs(entries), cache)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}

@@ -1,0 +1,112 @@
+"""Benchmark: what the figures of the PDFs beside notes add to a build (issue 26, item 6).
+
+Stage: none (a developer tool, not part of the package).
+In: a ``synth.py --pdfs`` corpus of ``--notes`` notes, each with a generated two-page paper (two vector
+figures) beside it, made in ``--work`` (kept when given).
+Out: a Markdown table on stdout: the median wall seconds over ``--runs`` runs of
+
+- a cold build with ``figures = false`` (cache and site deleted): the baseline;
+- a cold build with figures and a warm figure cache (site, parse cache and search store deleted, the rendered
+  images in ``.papernotes/figures/`` kept): what every new site of the corpus or rebuild after an upgrade pays;
+- a truly cold build with figures (all of ``.papernotes/`` deleted): each PDF hashed, its figures found and its
+  teaser rendered;
+- a no-op build with and without figures;
+
+and the share each adds to the baseline. Every build is a subprocess (``python -m papernotes build``).
+
+Usage: python benchmarks/bench_figures.py [--notes 1000] [--runs 3] [--work DIR] [--jobs N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from synth import generate  # noqa: E402  (a sibling script)
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def build(corpus: Path, site: Path, jobs: int) -> float:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    command = [sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(site), "-q"]
+    if jobs:
+        command += ["-j", str(jobs)]
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - started
+
+
+def configure(corpus: Path, figures: bool) -> None:
+    (corpus / "papernotes.toml").write_text(
+        f'title = "Synthetic paper notes"\nlanguage = "zh"\nbase_url = "https://example.org/"\n'
+        f"figures = {'true' if figures else 'false'}\n", encoding="utf-8")
+
+
+def forget(corpus: Path, site: Path, keep_figures: bool) -> None:
+    """Delete the site and the corpus's caches (``keep_figures``: all but the rendered figures)."""
+    shutil.rmtree(site, ignore_errors=True)
+    cache = corpus / ".papernotes"
+    if not cache.exists():
+        return
+    for entry in cache.iterdir():
+        if keep_figures and entry.name == "figures":
+            continue
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--notes", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--work", type=Path, help="work directory (default: a temporary one, removed after)")
+    parser.add_argument("--jobs", type=int, default=0, help="build -j (default: all cores)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench-figures-"))
+    corpus, site = work / "corpus", work / "site"
+    try:
+        if not corpus.exists():
+            started = time.perf_counter()
+            generate(corpus, args.notes, seed=1, pdfs=True)
+            print(f"corpus: {args.notes} notes and PDFs in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        times: dict[str, list[float]] = {}
+
+        def measure(name: str, figures: bool, prepare: str) -> None:
+            configure(corpus, figures)
+            for _ in range(args.runs):
+                if prepare == "noop":
+                    build(corpus, site, args.jobs)
+                else:
+                    forget(corpus, site, keep_figures=prepare == "warm")
+                times.setdefault(name, []).append(build(corpus, site, args.jobs))
+                print(f"{name}: {times[name][-1]:.2f} s", file=sys.stderr)
+
+        measure("cold, figures = false", False, "cold")
+        measure("no-op, figures = false", False, "noop")
+        measure("cold, figures, truly cold cache", True, "cold")
+        measure("cold, figures, warm figure cache", True, "warm")
+        measure("no-op, figures", True, "noop")
+        base = statistics.median(times["cold, figures = false"])
+        noop = statistics.median(times["no-op, figures = false"])
+        print(f"\n{args.notes} notes with a PDF each, {os.cpu_count()} cores, median of {args.runs} runs:\n")
+        print("| build | median s | vs. figures = false |")
+        print("|---|---:|---:|")
+        for name, found in times.items():
+            median = statistics.median(found)
+            ref = noop if name.startswith("no-op") else base
+            print(f"| {name} | {median:.2f} | {100 * (median - ref) / ref:+.0f} % |")
+    finally:
+        if args.work is None:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
