@@ -106,18 +106,24 @@ def files_of(corpus: Path) -> dict[str, tuple[int, int]]:
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("serve", [False, True], ids=["build", "serve"])
-def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path, serve: bool) -> None:
-    """``serve``: one Builder for the whole walk, told which files changed, as ``serve`` does."""
-    rng = random.Random(7 + serve)
+@pytest.mark.parametrize(("serve", "editions"), [(False, True), (True, True), (False, False)],
+                         ids=["build", "serve", "one-language"])
+def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path, serve: bool,
+                                                                          editions: bool) -> None:
+    """``serve``: one Builder for the whole walk, told which files changed, as ``serve`` does; ``editions``:
+    the examples' two editions, else the site language's only (scoped plans)."""
+    rng = random.Random(7 + serve + 2 * (not editions))
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    if not editions:
+        config = corpus / "papernotes.toml"
+        config.write_text(re.sub(r"(?m)^languages = .*\n", "", config.read_text(encoding="utf-8")), encoding="utf-8")
     site = tmp_path / "site"
     builder = Builder(corpus, site)
     builder.build()
     history: list[list[str]] = []
     figures: list[int] = []  # figure images on the site after each step
-    for n in range(36 if not serve else 24):
+    for n in range(36 if not serve and editions else 24):
         before = files_of(corpus)
         kinds = rng.sample(EDITS, rng.choice((1, 1, 2)))
         if n % 3 == 1:  # PDFs and `figures:` every third step, so a short walk has them all

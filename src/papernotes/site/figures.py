@@ -175,13 +175,16 @@ class FigureStore:
 
     def _images(self, paper: str, sha: str, record: dict[str, Any], wanted: list[int]) -> dict[int, tuple[str, int, int]]:
         """``number -> (file name, width, height)`` of the ``wanted`` figures, rendered when not cached."""
-        images = {int(n): tuple(v) for n, v in record["images"].items()}
+        # a record names files of its own PDF only (a damaged one is made again, never followed elsewhere)
+        images = {int(n): tuple(v) for n, v in record["images"].items()
+                  if _own(sha, n, v[0])}
         failed = record.get("failed", {})
         missing = [n for n in wanted if str(n) not in failed and (
             n not in images or not (self._dir(sha) / images[n][0]).is_file())]
         if missing:
             record.update(_render(self.root, paper, sha, self._dir(sha), record, missing))
-            images = {int(n): tuple(v) for n, v in record["images"].items()}
+            images = {int(n): tuple(v) for n, v in record["images"].items()
+                      if _own(sha, n, v[0])}
         return images  # type: ignore[return-value]
 
     def prepare(self, entries: Iterable[Entry]) -> None:
@@ -222,6 +225,11 @@ class FigureStore:
         if self._dirty and self._digests is not None:
             atomic_write(self.folder / "digests.marshal", marshal.dumps(self._digests))
             self._dirty = False
+
+
+def _own(sha: str, number: object, name: object) -> bool:
+    """Whether ``name`` is the file this cache renders figure ``number`` of the PDF ``sha`` into."""
+    return name in (f"{sha}-{number}.webp", f"{sha}-{number}.png")
 
 
 def _renderer_available() -> bool:
