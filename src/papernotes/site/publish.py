@@ -31,8 +31,9 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix."""
+def atomic_write(path: Path, data: bytes | str, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix. ``durable=False``
+    skips the ``fsync`` (a cache, which a crash may lose but never sees half-written)."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -40,7 +41,8 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
