@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,14 +35,16 @@ from synth import generate  # noqa: E402  (a sibling script)
 REPO = Path(__file__).resolve().parent.parent
 
 
-def build(corpus: Path, site: Path, jobs: int) -> float:
+def build(corpus: Path, site: Path, jobs: int) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system, the build's worker processes included) of one build."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     command = [sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(site), "-q"]
     if jobs:
         command += ["-j", str(jobs)]
-    started = time.perf_counter()
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
+    wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def configure(corpus: Path, figures: bool) -> None:
@@ -101,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             generate(corpus, args.notes, seed=1, pdfs=True)
             print(f"corpus: {args.notes} notes and PDFs in {time.perf_counter() - started:.0f} s", file=sys.stderr)
-        times: dict[str, list[float]] = {}
+        times: dict[str, list[tuple[float, float]]] = {}
 
         def measure(name: str, figures: bool, prepare: str, runs: int) -> None:
             configure(corpus, figures)
@@ -111,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                 else:  # figures = false never reads the figure cache: the baseline keeps it for the next run
                     forget(corpus, site, keep_figures=prepare == "warm" or not figures)
                 times.setdefault(name, []).append(build(corpus, site, args.jobs))
-                print(f"{name}: {times[name][-1]:.2f} s", file=sys.stderr)
+                print(f"{name}: {times[name][-1][0]:.2f} s, CPU {times[name][-1][1]:.2f} s", file=sys.stderr)
 
         configure(corpus, True)
         build(corpus, site, args.jobs)  # the figure cache warm
@@ -122,15 +125,19 @@ def main(argv: list[str] | None = None) -> int:
         measure("no-op, figures = false", False, "noop", args.runs)
         measure("no-op, figures", True, "noop", args.runs)
         per_paper = paper_costs(sorted(corpus.rglob("*.pdf"))[:40])
-        base = statistics.median(times["cold, figures = false"])
-        noop = statistics.median(times["no-op, figures = false"])
+        def median(name: str, which: int) -> float:
+            return statistics.median(run[which] for run in times[name])
+
         print(f"\n{args.notes} notes with a PDF each, {os.cpu_count()} cores, median of {args.runs} runs:\n")
-        print("| build | median s | vs. figures = false |")
-        print("|---|---:|---:|")
+        print("| build | wall s, median (range) | vs. figures = false | CPU s, median | vs. figures = false |")
+        print("|---|---:|---:|---:|---:|")
         for name, found in times.items():
-            median = statistics.median(found)
-            ref = noop if name.startswith("no-op") else base
-            print(f"| {name} | {median:.2f} ({min(found):.2f}–{max(found):.2f}) | {100 * (median - ref) / ref:+.0f} % |")
+            ref = "no-op, figures = false" if name.startswith("no-op") else "cold, figures = false"
+            wall, cpu = median(name, 0), median(name, 1)
+            walls = [run[0] for run in found]
+            print(f"| {name} | {wall:.2f} ({min(walls):.2f}–{max(walls):.2f}) | "
+                  f"{100 * (wall - median(ref, 0)) / median(ref, 0):+.0f} % | {cpu:.2f} | "
+                  f"{100 * (cpu - median(ref, 1)) / median(ref, 1):+.0f} % |")
         print("\nper paper, in one process (median of 40 PDFs): " +
               ", ".join(f"{what} {1000 * value:.1f} ms" for what, value in per_paper.items()))
     finally:

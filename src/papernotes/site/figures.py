@@ -75,7 +75,7 @@ class FigureStore:
     workers: int = 1
     _digests: dict[str, tuple[int, int, str]] | None = field(default=None, repr=False)
     _dirty: bool = field(default=False, repr=False)
-    _records: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _records: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
     _shown: dict[tuple[str, str, str], NoteFigures | None] = field(default_factory=dict, repr=False)
 
     # -- what a page shows
@@ -165,14 +165,27 @@ class FigureStore:
         self._dirty = True
         return sha
 
+    @property
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Every paper's record by SHA-256, read in one file (``records.marshal``; 1,000 files were 0.15 s)."""
+        if self._records is None:
+            try:
+                found = marshal.loads((self.folder / "records.marshal").read_bytes())
+            except (OSError, EOFError, ValueError, TypeError):
+                found = {}
+            ok = isinstance(found, dict) and all(isinstance(r, dict) for r in found.values())
+            self._records = {sha: r for sha, r in found.items() if r.get("version") == RECORD_VERSION} if ok else {}
+        return self._records
+
     def _record(self, paper: str, sha: str) -> dict[str, Any]:
         """The figures of the PDF ``sha`` (read from the cache, else from the PDF at ``paper``)."""
-        if sha not in self._records:
+        if sha not in self.records:
             record = _load_record(self._dir(sha) / f"{sha}.json")
             if record is None:
                 record = _read_figures(self.root, paper, sha, self._dir(sha))
-            self._records[sha] = record
-        return self._records[sha]
+            self.records[sha] = record
+            self._dirty = True
+        return self.records[sha]
 
     def _images(self, paper: str, sha: str, record: dict[str, Any], wanted: list[int]) -> dict[int, tuple[str, int, int]]:
         """``number -> (file name, width, height)`` of the ``wanted`` figures, rendered when not cached."""
@@ -184,6 +197,7 @@ class FigureStore:
             n not in images or not (self._dir(sha) / images[n][0]).is_file())]
         if missing:
             record.update(_render(self.root, paper, sha, self._dir(sha), record, missing))
+            self._dirty = True
             images = {int(n): tuple(v) for n, v in record["images"].items()
                       if _own(sha, n, v[0])}
         return images  # type: ignore[return-value]
@@ -197,16 +211,13 @@ class FigureStore:
             note = entry.note
             if not (note.paper and note.show_figures):
                 continue
-            known = self.digests.get(note.paper)
-            sha = known[2] if known is not None else None
-            if sha is not None and sha in self._records:
-                continue
             try:
                 st = os.lstat(self.root / note.paper)
             except OSError:
                 continue
-            if known is not None and known[:2] == (st.st_mtime_ns, st.st_size) and \
-                    (self._dir(sha) / f"{sha}.json").is_file():  # type: ignore[operator]
+            known = self.digests.get(note.paper)
+            if known is not None and known[:2] == (st.st_mtime_ns, st.st_size) and (
+                    known[2] in self.records or (self._dir(known[2]) / f"{known[2]}.json").is_file()):
                 continue
             paper, numbers = todo.setdefault(note.paper, (note.paper, []))
             numbers.extend(note.figures)
@@ -218,13 +229,14 @@ class FigureStore:
                 if sha is None:
                     continue
                 self.digests[paper] = (*st_key, sha)
-                self._records[sha] = record
+                self.records[sha] = record
                 self._dirty = True
 
     def save(self) -> None:
         """Keep what this build hashed for the next one."""
-        if self._dirty and self._digests is not None:
-            atomic_write(self.folder / "digests.marshal", marshal.dumps(self._digests), durable=False)
+        if self._dirty:
+            atomic_write(self.folder / "digests.marshal", marshal.dumps(self.digests), durable=False)
+            atomic_write(self.folder / "records.marshal", marshal.dumps(self.records), durable=False)
             self._dirty = False
 
 

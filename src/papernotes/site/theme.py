@@ -39,7 +39,6 @@ from papernotes.site.contexts import (
     DomainContext,
     DomainsIndexContext,
     FeedContext,
-    FigureFile,
     HomeContext,
     NoteContext,
     Page,
@@ -397,8 +396,6 @@ class Theme:
                 **extra}, problems
 
     def render(self, page: Page) -> tuple[bytes, list[Diagnostic]]:
-        if isinstance(page.context, FigureFile):  # an image of the figure cache, copied as it is
-            return Path(page.context.source).read_bytes(), []
         try:
             values, problems = self.variables(page)
             text = self.env.get_template(page.template).render(values)
