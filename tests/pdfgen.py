@@ -56,6 +56,9 @@ class Figure:
     caption: str
     kind: str = "vector"
     height: float = 110.0
+    label: str = ""
+    """Small text right under the drawing and over the caption, as an axis label in a TikZ plot."""
+    caption_above: bool = False
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,7 @@ class Paper:
 
     def _record(self, caption: str, x0: float, top: float, x1: float, bottom: float) -> None:
         kind = "table" if caption.startswith("Table") else "figure"
-        label = " ".join(caption.replace(":", " ").replace(".", " ").split()[:2])
+        label = f"{kind.capitalize()} {caption.replace(':', ' ').replace('.', ' ').split()[1]}"  # "Fig. 3." → Figure 3
         self.drawn.append(Drawn(kind, label, len(self.pages), (x0, PAGE_H - bottom, x1, PAGE_H - top)))
 
     def _caption(self, caption: str, place, width: float) -> None:  # type: ignore[no-untyped-def]
@@ -238,6 +241,8 @@ class Paper:
             pg.ops.append(_Op(x, y, line, size=9, column=column))
 
     def _figure(self, block: Figure, place, width: float) -> None:  # type: ignore[no-untyped-def]
+        if block.caption_above:
+            self._caption(block.caption, place, width)
         pg, y, x, _ = place(block.height + LEADING)
         top, bottom = y - SIZE + 4, y - SIZE + 4 + block.height
         if block.kind == "raster":
@@ -251,7 +256,10 @@ class Paper:
             pg.drawings.append(("line", x + 10, top, width - 20, 0))
             pg.drawings.append(("line", x + 10, bottom, width - 20, 0))
         self._record(block.caption, x + 10, top, x + width - 10, bottom)
-        self._caption(block.caption, place, width)
+        if block.label:
+            pg.ops.append(_Op(x + (width - self._width(block.label, size=7)) / 2, bottom + 8, block.label, size=7))
+        if not block.caption_above:
+            self._caption(block.caption, place, width)
         self.y += LEADING
 
     def _ruled_table(self, block: RuledTable, place, width: float) -> None:  # type: ignore[no-untyped-def]
@@ -259,8 +267,8 @@ class Paper:
         self._caption(block.caption, place, width)
         first = 0.34 * width
         cell = (width - first) / max(len(r) - 1 for r in block.rows)
-        pg, rule, x, column = place(LEADING / 2)
-        top = rule - SIZE + 2
+        pg, rule, x, column = place(LEADING * 0.75)  # abovetopsep: the rule clear of the caption
+        top = rule - 4
         pg.drawings.append(("line", x, top, width, 0))
         for i, row in enumerate(block.rows):
             pg, y, x, column = place(LEADING)

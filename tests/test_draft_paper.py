@@ -95,6 +95,27 @@ def test_a_paper_that_fits_goes_whole_and_a_long_one_in_chunks() -> None:
     assert plan(None, 4096, 1000, 300).mode == "abstract"
 
 
+def test_captions_reach_the_prompt_within_the_budget() -> None:
+    from dataclasses import replace
+
+    from papernotes.intake.paper import Figure
+
+    sections = [(str(i), f"Section {i}", f"Paragraph {i} with result 0.{i}5. " * 80) for i in range(2, 10)]
+    figure = Figure("figure", "Figure 1", 1, 2, (50.0, 400.0, 300.0, 600.0), "Figure 1: The method at a glance. " * 20)
+    table = Figure("table", "Table 1", 1, 3, (50.0, 100.0, 300.0, 200.0), "Table 1 Main results")
+    paper = replace(paper_of(("1", "Introduction", "We introduce things."), *sections), figures=(figure,), tables=(table,))
+    whole = plan(paper, 128_000, 1000, 300)
+    block = whole.text[whole.text.index("## Figures and tables"):]
+    assert block.startswith("## Figures and tables\n\n- [p. 2] Figure 1: The method at a glance.")
+    assert block.endswith(" …\n- [p. 3] Table 1 Main results") and len(block) < 400  # long captions cut
+    long = plan(paper, 4096, 1000, 300)
+    assert long.mode == "map" and "- [p. 3] Table 1 Main results" in long.introduction
+    assert estimate_tokens(long.introduction) <= (4096 - reply_reserve(4096) - 1000) // 4
+    overhead = 128_000 - reply_reserve(128_000) - estimate_tokens(whole.text)  # the prompt leaves just enough room
+    assert plan(paper, 128_000, overhead, 300).mode == "full"
+    assert plan(paper, 128_000, overhead + estimate_tokens(block), 300).mode == "map"  # the block counts
+
+
 def test_a_section_larger_than_a_chunk_is_split_losing_nothing() -> None:
     rows = "\n".join(f"Method{i}  0.{i:04d}  12.{i}" for i in range(400))  # one huge table
     paper = PaperText("ab" * 32, 2, "T", (Section("3", "Results", 1, 1, (Paragraph(rows, 1),
@@ -146,6 +167,7 @@ def test_a_wrong_number_is_caught_and_repaired(tmp_path: Path) -> None:
     first, repair = server.requests
     assert "Full text of the paper:" in first.user_text and "\nOurs  0.4642  0.5131  12.5\n" in first.user_text
     assert "## 3 Experiments [p. 1]" in first.user_text and "## A Hyper-parameters [p. 3]" in first.user_text
+    assert "## Figures and tables\n\n- [p. 1] Table 1: Accuracy on GutterBench (higher is better)." in first.user_text
     request = last_user(repair.body)
     page = page_of(paper, "0.5131")
     assert (f'- 0.673 (in "TL;DR"); the nearest number in the paper is 0.5131 (p. {page})\n'
@@ -242,6 +264,7 @@ def test_a_paper_longer_than_the_context_goes_through_map_reduce(tmp_path: Path)
     assert "A reported value is 0.4642. [text, p. 1]" in content and "A reported value is 0.80." in content
     assert "## 1 Introduction" in content and "We measure this on 1500 papers" in content
     assert "Pages with three columns" not in content  # later sections reach the reduce step as facts only
+    assert "## Figures and tables\n\n- [p. 1] Table 1: Accuracy on GutterBench (higher is better)." in content
     assert result.drafted == (REL,) and result.unsupported == 0 and len(server.requests) == len(maps) + 1
 
 

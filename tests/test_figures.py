@@ -69,7 +69,8 @@ def test_rendered_figures_are_wide_enough_and_not_blank(drawn: tuple[Path, list[
         picture = PIL.open(io.BytesIO(image.data))
         assert picture.format.lower() == image.format and picture.size == (image.width, image.height)
         assert image.width >= 800
-        assert abs(image.height / image.width - (figure.bbox[3] - figure.bbox[1]) / (figure.bbox[2] - figure.bbox[0])) < 0.05
+        x0, y0, x1, y1 = figure.bbox
+        assert abs(image.height / image.width - (y1 - y0) / (x1 - x0)) < 0.05  # the box, not the page
         grey = picture.convert("L")
         dark = sum(grey.histogram()[:200])
         assert dark > 0.01 * image.width * image.height, figure.label  # drawn, not a white box
@@ -125,7 +126,87 @@ def test_clean_text_drops_control_bytes_and_private_use_glyphs() -> None:
 @pytest.mark.parametrize(("make", "kind"), [
     (lambda data: pdfgen.NOT_PDF, "not-pdf"), (pdfgen.truncated, "truncated"), (pdfgen.encrypted, "encrypted"),
 ])
-def test_damaged_files_raise_paper_error(drawn: tuple[Path, list[pdfgen.Drawn]], make, kind: str) -> None:  # type: ignore[no-untyped-def]
+def test_damaged_files_raise_paper_error(drawn: tuple[Path, list[pdfgen.Drawn]], make,  # type: ignore[no-untyped-def]
+                                        kind: str) -> None:
     with pytest.raises(PaperError) as caught:
         find_figures("bad.pdf", make(drawn[0].read_bytes()))
     assert caught.value.kind == kind and str(caught.value).startswith("bad.pdf: ")
+
+
+def test_a_page_box_that_does_not_start_at_the_origin(drawn: tuple[Path, list[pdfgen.Drawn]], tmp_path: Path) -> None:
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import RectangleObject
+
+    pdf, expected = drawn
+    writer = PdfWriter(clone_from=PdfReader(pdf))
+    for page in writer.pages:
+        page.mediabox = RectangleObject([-60, -40, 652, 812])  # wider margins; the drawing keeps its coordinates
+    out = io.BytesIO()
+    writer.write(out)
+    figures, tables = find_figures("moved.pdf", out.getvalue())
+    assert [f.label for f in (*figures, *tables)] == ["Figure 1", "Figure 2", "Table 1"]
+    for want in expected:
+        got = next(f for f in (*figures, *tables) if f.label == want.label)
+        assert all(abs(a - b) <= TOLERANCE for a, b in zip(got.bbox, want.bbox)), (want, got)
+    image = render_figure(out.getvalue(), figures[0])
+    assert image.width >= 800
+    grey = PIL.open(io.BytesIO(image.data)).convert("L")
+    assert sum(grey.histogram()[:200]) > 0.01 * image.width * image.height
+
+
+def test_a_label_under_the_drawing_does_not_hide_the_caption(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Labels", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Para(pdfgen.FILLER), pdfgen.Figure(pdfgen.FIGURE_1, "vector", label="tokens per page"),
+                pdfgen.Para(pdfgen.FILLER), pdfgen.Lines(("The drawing order is read as shown in",)),
+                pdfgen.Lines(("Figure 1. Then the bands are read.",))], columns=1)
+    pdf = paper.save(tmp_path / "labels.pdf")
+    figures, _ = find_figures(str(pdf), pdf.read_bytes())
+    assert [(f.label, f.caption) for f in figures] == [("Figure 1", pdfgen.FIGURE_1)]  # not the mention
+    assert all(abs(a - b) <= TOLERANCE for a, b in zip(figures[0].bbox, paper.drawn[0].bbox))
+
+
+def test_a_caption_over_its_figure_and_two_figures_stacked(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Stacked", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Para(pdfgen.FILLER), pdfgen.Figure("Fig. 3. A caption set over its figure.", "vector",
+                                                          caption_above=True),
+                pdfgen.Para(pdfgen.FILLER), pdfgen.Figure("Figure 4: The upper of two figures.", "raster", 80.0),
+                pdfgen.Figure("Figure 5: The lower one.", "vector", 80.0), pdfgen.Para(pdfgen.FILLER)], columns=1)
+    pdf = paper.save(tmp_path / "stacked.pdf")
+    figures, _ = find_figures(str(pdf), pdf.read_bytes())
+    assert [f.label for f in figures] == ["Figure 3", "Figure 4", "Figure 5"]
+    assert figures[0].caption == "Fig. 3. A caption set over its figure."
+    for got, want in zip(figures, paper.drawn, strict=True):
+        assert all(abs(a - b) <= TOLERANCE for a, b in zip(got.bbox, want.bbox)), (got, want)
+
+
+def test_a_caption_whose_table_went_to_the_next_page_takes_no_text(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Split", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Para(pdfgen.FILLER), pdfgen.Lines(("Table 2: Results that go on over the page.",)),
+                pdfgen.ColumnBreak(), pdfgen.Table(pdfgen.RESULTS_ROWS)], columns=1)
+    pdf = paper.save(tmp_path / "split.pdf")
+    figures, tables = find_figures(str(pdf), pdf.read_bytes())
+    assert (figures, tables) == ((), ())  # not the paragraph's short last line above the caption
+
+
+def test_a_rotated_page_renders_its_figure_box(drawn: tuple[Path, list[pdfgen.Drawn]]) -> None:
+    from pypdf import PdfReader, PdfWriter
+
+    pdf, _ = drawn
+    writer = PdfWriter(clone_from=PdfReader(pdf))
+    for page in writer.pages:
+        page.rotate(90)  # /Rotate: shown sideways, drawn as before
+    out = io.BytesIO()
+    writer.write(out)
+    figures, tables = find_figures("rotated.pdf", out.getvalue())
+    assert [f.label for f in (*figures, *tables)] == ["Figure 1", "Figure 2", "Table 1"]
+    for figure in (*figures, *tables):
+        image = render_figure(out.getvalue(), figure)
+        x0, y0, x1, y1 = figure.bbox
+        assert image.width >= 800 and abs(image.height / image.width - (y1 - y0) / (x1 - x0)) < 0.05
+        upright = render_figure(drawn[0].read_bytes(), figure)
+        a = PIL.open(io.BytesIO(image.data)).convert("L").resize((80, 40))
+        b = PIL.open(io.BytesIO(upright.data)).convert("L").resize((80, 40))
+        assert sum(abs(p - q) for p, q in zip(a.tobytes(), b.tobytes())) < 8 * 80 * 40  # the same picture

@@ -27,7 +27,7 @@ def test_a_plain_install_builds_and_commands_name_the_extra_they_need(tmp_path: 
     import subprocess as sp
 
     probe = ("import sys, papernotes.cli, papernotes.site.build, papernotes.site.serve, papernotes.check.run; "
-             "heavy = {'openai', 'sklearn', 'numpy', 'scipy', 'arxiv', 'bibtexparser', 'pypdf'} & set(sys.modules); "
+             "heavy = {'openai', 'sklearn', 'numpy', 'scipy', 'arxiv', 'bibtexparser', 'pypdf', 'pypdfium2'} & set(sys.modules); "
              "print(sorted(heavy))")
     out = sp.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"

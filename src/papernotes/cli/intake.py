@@ -127,13 +127,13 @@ def _print_draft_summary(result) -> None:  # type: ignore[no-untyped-def]  # Dra
 @app.command("read")
 def read_command(
     pdf: Annotated[Path, typer.Argument(help="A paper's PDF.", dir_okay=False, show_default=False)],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the sections and paragraphs as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the sections, paragraphs, figures and tables as JSON.")] = False,
     corpus: Annotated[Optional[Path], typer.Option(
         help="Corpus whose cache to use (default: the nearest folder above the PDF with papernotes.toml "
              "or .papernotes/; none: no cache).", file_okay=False)] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Read the PDF again, ignoring the cache.")] = False,
 ) -> None:
-    """Print what the pipeline reads from a PDF: sections in reading order, page numbers, references cut, appendix."""
+    """Print what the pipeline reads from a PDF: sections in reading order, pages, appendix, figures and tables."""
     import json
 
     from papernotes.errors import PapernotesError

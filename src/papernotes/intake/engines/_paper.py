@@ -5,7 +5,10 @@ whole paper in one request when it fits, else the chunks of a map-reduce over
 its sections (each chunk one map request that fits) and the introduction the
 reduce request gets besides the facts. Text is laid out as ``## heading [p.
 N]`` blocks with ``[p. N]`` where a paragraph starts on a new page, table rows
-one per line, so the model can cite pages and copy numbers as printed.
+one per line, so the model can cite pages and copy numbers as printed. A
+short "Figures and tables" block lists the captions with their pages (in the
+full text, and beside the introduction of a map-reduce), so the note can point
+at them.
 
 Token counts are estimated, not measured (no tokenizer download): a CJK
 character counts as one token and any three other characters as one, which
@@ -23,6 +26,8 @@ _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900
 _INTRO = re.compile(r"introduction|引言|简介|绪论|概述", re.I)
 MIN_CHUNK_TOKENS = 512
 """Smallest map chunk, whatever the context: below it a map request is mostly prompt."""
+CAPTION_CHARS = 240
+"""A caption in the figures block is cut after this many characters: the label and what it shows are enough."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -45,9 +50,23 @@ def section_text(section: Section) -> str:
     return "\n\n".join(lines)
 
 
+def figures_text(paper: PaperText) -> str:
+    """``## Figures and tables`` with one ``[p. N] caption`` line each, or ``""`` when the paper has none found."""
+    items = sorted((*paper.figures, *paper.tables), key=lambda f: (f.page, f.kind, f.number))
+    if not items:
+        return ""
+    lines = []
+    for f in items:
+        caption = f.caption if f.caption.startswith(f.label) else f"{f.label}: {f.caption}"
+        cut = caption if len(caption) <= CAPTION_CHARS else caption[:CAPTION_CHARS].rsplit(" ", 1)[0] + " …"
+        lines.append(f"- [p. {f.page}] {cut}")
+    return "## Figures and tables\n\n" + "\n".join(lines)
+
+
 def full_text(paper: PaperText, appendix: bool = True) -> str:
     sections = (*paper.sections, *(paper.appendix if appendix else ()))
-    return "\n\n".join(section_text(s) for s in sections if s.paragraphs or s.heading)
+    parts = [section_text(s) for s in sections if s.paragraphs or s.heading]
+    return "\n\n".join([*parts, figures_text(paper)] if paper.figures or paper.tables else parts)
 
 
 def introduction(paper: PaperText) -> str:
@@ -172,5 +191,8 @@ def plan(paper: PaperText | None, context_tokens: int, draft_overhead: int, map_
         if estimate_tokens(text) <= budget:
             return Reading("full", text=text)
     map_budget = max(MIN_CHUNK_TOKENS, context_tokens - reply_reserve(context_tokens) - map_overhead)
+    share = max(MIN_CHUNK_TOKENS, budget // 4)  # the introduction and the figures block together
+    figures = fit(figures_text(paper), share // 3)
+    intro = fit(introduction(paper), share - estimate_tokens(figures) - 1 if figures else share)
     return Reading("map", chunks=tuple(chunks(paper, map_budget)),
-                   introduction=fit(introduction(paper), max(MIN_CHUNK_TOKENS, budget // 4)))
+                   introduction=f"{intro}\n\n{figures}" if figures else intro)

@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from statistics import median
-
 from typing import Literal
 
 from papernotes.intake.paper.layout import Line
@@ -32,7 +31,7 @@ NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
 TERMINAL = (".", ":", "?", "!", "。", "：")
 HYPHENATED = re.compile(r"\b([A-Za-z]+)-([a-z]+)\b")
 JUNK = re.compile("( ?)[\x00-\x08\x0b-\x1f\x7f-\x9f\ue000-\uf8ff\ufffe\uffff]+( ?)")
-"""C0/C1 control bytes (math fonts whose codes 0-31 carry no Unicode) and private-use glyphs: nothing a reader can read."""
+"""C0/C1 control bytes (math fonts whose codes 0-31 have no Unicode) and private-use glyphs: nothing one can read."""
 CAPTION = re.compile(r"^(?P<name>Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*(?P<num>\d{1,3})\b"
                      r"(?P<punct>\s*[:.|]|\s*[-–—](?=\s))?\s*(?P<rest>.*)$", re.S)
 
@@ -157,8 +156,9 @@ def paragraphs(lines: Sequence[Line], hyphenated: frozenset[str] = frozenset()) 
                 brk = brk or (caption and abs(line.size - prev.size) > 0.5)
             else:
                 brk = ended  # a column or page turn continues the sentence it interrupts
-        opens = (not row and caption_label(line.text) is not None
-                 and (brk or text.endswith(TERMINAL) or _flow(prev) != _flow(line) or abs(line.size - prev.size) > 0.5))
+        opens = (not row and caption_label(line.text) is not None  # a caption starts a paragraph, it is not a mention
+                 and (brk or text.endswith(TERMINAL) or _flow(prev) != _flow(line)
+                      or abs(line.size - prev.size) > 0.5))
         if (brk or opens) and text:
             if caption and held is not None and not opens and not row:
                 after.append(Paragraph(text, page))  # the caption is over; the interrupted sentence goes on

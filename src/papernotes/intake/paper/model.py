@@ -63,7 +63,7 @@ class Figure:
     page: int
     """1-based."""
     bbox: tuple[float, float, float, float]
-    """x0, y0, x1, y1 in PDF points, origin bottom-left: the figure's drawings and images, the table's rows and rules."""
+    """x0, y0, x1, y1 in PDF points, origin bottom-left: a figure's drawings and images, a table's rows and rules."""
     caption: str
     """The whole caption, label included, cleaned."""
 
