@@ -99,16 +99,29 @@ def open_pdf(path: str, data: bytes) -> Any:
     return reader
 
 
+def _core_widths(name: str) -> dict[str, float]:
+    """Glyph widths of a standard-14 font (Helvetica, Times…), which PDFs may use without a ``/Widths`` array.
+
+    pypdf carries Adobe's core font metrics in a private module; without it the average em is the estimate.
+    """
+    try:
+        from pypdf._codecs.core_font_metrics import CORE_FONT_METRICS  # private: guarded, optional
+    except ImportError:
+        return {}
+    metrics = CORE_FONT_METRICS.get(name.lstrip("/").split("+")[-1])
+    return dict(metrics.character_widths) if metrics is not None else {}
+
+
 class _FontWidths:
     """Glyph widths per font dictionary, to estimate where a fragment ends."""
 
     def __init__(self) -> None:
-        self._fonts: dict[int, tuple[int, list[float], float, bool]] = {}
+        self._fonts: dict[int, tuple[int, list[float], float, bool, dict[str, float]]] = {}
 
-    def _load(self, font: Any) -> tuple[int, list[float], float, bool]:
+    def _load(self, font: Any) -> tuple[int, list[float], float, bool, dict[str, float]]:
         key = id(font)
         if key not in self._fonts:
-            name = str(font.get("/BaseFont", "")).lower() if font is not None else ""
+            name = str(font.get("/BaseFont", "")) if font is not None else ""
             first, widths = 0, []
             try:
                 if font is not None and "/Widths" in font:
@@ -116,19 +129,20 @@ class _FontWidths:
                     widths = [float(w) for w in font["/Widths"]]
             except (TypeError, ValueError):
                 widths = []
+            core = {} if widths else _core_widths(name)
             known = [w for w in widths if w > 0]
-            avg = sum(known) / len(known) if known else next(
-                (v * 1000 for k, v in AVG_EM.items() if k in name), 500.0)
-            self._fonts[key] = (first, widths, avg, any(mark in name for mark in BOLD_MARKS))
+            avg = sum(known) / len(known) if known else core.get("default", next(
+                (v * 1000 for k, v in AVG_EM.items() if k in name.lower()), 500.0))
+            self._fonts[key] = (first, widths, avg, any(mark in name.lower() for mark in BOLD_MARKS), core)
         return self._fonts[key]
 
     def measure(self, font: Any, text: str) -> tuple[float, bool]:
         """Width of ``text`` in thousandths of an em, and whether the font is bold."""
-        first, widths, avg, bold = self._load(font)
+        first, widths, avg, bold, core = self._load(font)
         total = 0.0
         for ch in text:
             i = ord(ch) - first
-            total += widths[i] if 0 <= i < len(widths) and widths[i] > 0 else avg
+            total += widths[i] if 0 <= i < len(widths) and widths[i] > 0 else core.get(ch, avg)
         return total, bold
 
 

@@ -88,7 +88,9 @@ def read_front(doc: RawDocument) -> Front:
     start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size])
     abstract = _abstract(lines, start, heading) if start is not None else ""
     floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
-    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size])
+    # under the title, before the abstract, across the page: never a float or a column's text beside the abstract
+    head = lines[:start] if start is not None else lines
+    authors = _authors(page, [line for line in head if line.column == 0 and floor < line.y < bottom - 0.5 * line.size])
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
     return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
 
