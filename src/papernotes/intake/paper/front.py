@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import median
 
-from papernotes.intake.paper.cleanup import LIGATURES, known_hyphenated, paragraphs
+from papernotes.intake.paper.cleanup import LIGATURES, clean_text, known_hyphenated, paragraphs
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
 
@@ -96,8 +96,8 @@ def read_front(doc: RawDocument) -> Front:
 
 
 def _clean(text: str) -> str:
-    """Ligatures spelled out; control bytes (math fonts draw some) dropped."""
-    return CONTROL.sub("", text.translate(LIGATURES))
+    """Ligatures spelled out; control bytes (math fonts draw some) dropped; accents back on their letters."""
+    return clean_text(CONTROL.sub("", text.translate(LIGATURES)))
 
 
 # ---------------------------------------------------------------- title

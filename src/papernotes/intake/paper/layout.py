@@ -106,11 +106,17 @@ def find_gutter(page: RawPage) -> float | None:
     right_width = max(_right(r) for r in right) - edge
     left = [r for r in runs if r[0].x < edge - BIN and _right(r) <= edge + 0.5 * right_width]
     chars = sum(_chars(r) for r in runs)
-    for side in (left, right):
+    for side, lines in ((left, 5), (right, 3)):
         total = sum(_chars(r) for r in side)
-        if (len({round(r[0].y) for r in side}) < 5 or total < 0.15 * chars
+        if (len({round(r[0].y) for r in side}) < lines or total < 0.05 * chars
                 or sum(_chars(r) for r in side if _chars(r) >= PROSE_RUN) < 0.5 * total):
             return None
+    # a short right column (a last page) counts when no line of prose crosses the gutter beside it
+    prose = [r[0].y for r in right if _chars(r) >= PROSE_RUN]
+    low, high = min(prose), max(prose)
+    if min(sum(_chars(r) for r in side) for side in (left, right)) < 0.15 * chars and any(
+            low <= r[0].y <= high and r[0].x < edge - BIN and _right(r) > edge + 2 * r[0].size for r in runs):
+        return None
     return edge - BIN
 
 
