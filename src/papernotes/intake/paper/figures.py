@@ -10,7 +10,8 @@ N``, with or without punctuation after the number (without it, the next word
 must be capitalised: ``Table 1 reports …`` is a sentence, ``Figure 1 RL
 training …`` a caption). A figure is the drawing, image and form objects next
 to its caption (above it, else below), up to the body text around it; a table
-is the text rows and rules under its caption (else above it).
+is the text rows and rules under its caption (else above it); its rows of cells
+are read from pdfium's character boxes inside that box.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from papernotes.intake.paper.cleanup import CAPTION, caption_label, clean_text
 from papernotes.intake.paper.extract import sniff
 from papernotes.intake.paper.model import Figure, PaperError
 
-__all__ = ["Figure", "Image", "find_figures", "render_figure"]
+__all__ = ["Figure", "Image", "find_figures", "render_figure", "table_rows"]
 
 LABEL_WORDS = ("Figure", "FIGURE", "Fig.", "FIG.", "Table", "TABLE")
 LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
@@ -43,6 +44,10 @@ WEBP_METHOD = 0
 lossy WebP, sharp, in PNG's time; past ``LOSSY_PAST`` bytes a pixel (a photograph) lossy quality 90 is tried too and
 the smaller kept (BENCHMARKS.md)."""
 LOSSY_PAST = 0.125
+CELL_GAP = 0.8
+"""Ems of white between two characters of a table row that separate cells."""
+WORD_GAP = 0.15
+"""Ems of white between two characters that separate words."""
 Box = tuple[float, float, float, float]
 
 
@@ -192,6 +197,8 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
             break
         if r.y1 > last.y0 + 0.5 * last.height or not _overlaps(r.x0, r.x1, *span):
             continue
+        if last.text.endswith(TERMINAL) and abs(r.x0 - runs[i].x0) > 2.0:
+            break  # a sentence ended and the next line does not start where the caption's lines do: a table's header
         row = [o for o in runs if o is not r and abs(o.y0 - r.y0) < 0.4 * r.height and _overlaps(o.x0, o.x1, *span)]
         if row or (r.labelled and CAPTION.match(r.text)):  # a table's first row, or the next caption
             break
@@ -309,8 +316,48 @@ def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
             x0, y0, x1, y1 = (round(v, 1) for v in box)
             claimed.append((x0, y0, x1, y1))
             known.add(label)
-            out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text))
+            rows = table_rows(textpage, box) if kind == "table" else ()
+            out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text, rows))
     return out
+
+
+def table_rows(textpage: Any, box: Box) -> tuple[tuple[str, ...], ...]:
+    """The text in ``box`` as rows of cells, top to bottom, from pdfium's character boxes.
+
+    pdflatex draws a table row as one text run whose cells are kerned apart, so
+    the text alone runs the cells together; a gap of ``CELL_GAP`` ems between two
+    characters of one baseline separates cells, a smaller one (over ``WORD_GAP``) words.
+    """
+    raw = require("pypdfium2", "finding figures in PDFs").raw
+    rect = raw.FS_RECTF()
+    chars: list[tuple[float, float, float, float, str]] = []  # x0, x1, middle, size, character
+    for i in range(raw.FPDFText_CountChars(textpage.raw)):
+        code = raw.FPDFText_GetUnicode(textpage.raw, i)
+        if code <= 32 or not raw.FPDFText_GetLooseCharBox(textpage.raw, i, rect):
+            continue  # spaces (pdfium's or the font's): the gaps say where words end
+        middle = (rect.bottom + rect.top) / 2
+        if box[0] - 1 <= rect.left and rect.right <= box[2] + 1 and box[1] - 1 <= middle <= box[3] + 1:
+            size = raw.FPDFText_GetFontSize(textpage.raw, i) or rect.top - rect.bottom
+            chars.append((rect.left, rect.right, middle, size, chr(code)))
+    rows: list[list[tuple[float, float, float, float, str]]] = []
+    for ch in sorted(chars, key=lambda c: -c[2]):
+        if rows and abs(rows[-1][0][2] - ch[2]) <= 0.5 * max(rows[-1][0][3], ch[3]):
+            rows[-1].append(ch)
+        else:
+            rows.append([ch])
+    out: list[tuple[str, ...]] = []
+    for row in rows:
+        row.sort(key=lambda c: c[0])
+        cells, end = [""], row[0][0]
+        for x0, x1, _, size, text in row:
+            if x0 - end > CELL_GAP * size and cells[-1]:
+                cells.append("")
+            elif x0 - end > WORD_GAP * size and cells[-1]:
+                cells[-1] += " "
+            cells[-1] += text
+            end = max(end, x1)
+        out.append(tuple(clean_text(c).strip() for c in cells if c.strip()))
+    return tuple(r for r in out if r)
 
 
 def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figure, ...]]:
