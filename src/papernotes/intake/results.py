@@ -20,8 +20,8 @@ just before or after it. The main results table is the first with a header row
 rows, preferring one that has the paper's method (its name, or "Ours") and one
 in the experiments/results sections; rows that do not fit (another cell count,
 words after numbers: two rows merged) are left out, and so are all but the
-method's group when the table has groups; a second header row after numeric
-rows starts another table.
+method's group (its largest, when it is in several) when the table has groups;
+a second header row after numeric rows starts another table.
 """
 from __future__ import annotations
 
@@ -205,8 +205,12 @@ def _kind(row: list[str]) -> str:
     return "numbers"
 
 
-def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable | None:
-    """The table of one run of paragraphs, or ``None`` without a header row and two numeric rows."""
+def _table(paragraphs: list[Paragraph], caption: str, name: str, headed: bool = False) -> ResultsTable | None:
+    """The table of one run of paragraphs, or ``None`` without a header row and two numeric rows.
+
+    ``headed``: the first row is the header row unless it holds decimals (a table read from its cells, whose
+    header may name sizes or years: "32K", "AIME 2024").
+    """
     rows: list[tuple[str, str, list[str]]] = []  # (kind, group, cells)
     group = ""
     for line, paragraph in ((line, p) for p in paragraphs for line in p.text.split("\n")):
@@ -217,7 +221,7 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
             caption = caption or line  # a caption with numbers ("Table 3: … Qwen3-8B.") reads as a row
             continue
         row = cells(line)
-        kind = _kind(row)
+        kind = "words" if headed and not rows and not re.search(r"\d[.,]\d", line) else _kind(row)
         if kind == "words" and len(row) >= 3 and any(k == "numbers" for k, _, _ in rows):
             break  # another table's header row: the tables stood side by side or one after the other
         rows.append((kind, group, row))
@@ -234,7 +238,9 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
         return None
     fitting = [r for r in numeric if len(r[2]) == width]
     groups = list(dict.fromkeys(g for _, g, _ in fitting))
-    chosen = next((g for g in groups if any(_names(c, name) for _, gg, c in fitting if gg == g)), groups[0])
+    sizes = Counter(g for _, g, _ in fitting)
+    chosen = max((g for g in groups if any(_names(c, name) for _, gg, c in fitting if gg == g)),
+                 key=lambda g: sizes[g], default=groups[0])  # the method's group with the most baselines
     body = [c for _, g, c in fitting if g == chosen]
     if len(body) > MAX_ROWS:
         method = [i for i, c in enumerate(body) if _names(c, name)]
@@ -255,7 +261,7 @@ def _printed(paper: PaperText, name: str) -> list[_Found]:
         while rows and len(rows[0]) < 2:
             rows.pop(0)  # a header spanning the columns under it ("RULER") before the header row
         caption = table.caption if len(table.caption) <= MAX_CAPTION else split_sentences(table.caption)[0]
-        found_table = _table([Paragraph("  ".join(row), table.page) for row in rows], caption, name)
+        found_table = _table([Paragraph("  ".join(row), table.page) for row in rows], caption, name, headed=True)
         if found_table is not None:
             appendix = bool(paper.appendix) and table.page >= paper.appendix[0].page and table.page > last
             found.append(_Found(found_table, any(_names(list(r), name) for r in found_table.rows), True, appendix))
