@@ -30,7 +30,7 @@ MARGIN = 0.075
 """Share of the page height at the top and bottom where page numbers and running headers live."""
 NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
 TERMINAL = (".", ":", "?", "!", "。", "：")
-HYPHENATED = re.compile(r"\b([A-Za-z]+)-([a-z]+)\b")
+HYPHENATED = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
 JUNK = re.compile("( ?)[\x00-\x08\x0b-\x1f\x7f-\x9f\ue000-\uf8ff\ufffe\uffff]+( ?)")
 """C0/C1 control bytes (math fonts whose codes 0-31 have no Unicode) and private-use glyphs: nothing one can read."""
 ACCENTS = {"´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¨": "\u0308", "˚": "\u030a", "ˇ": "\u030c",

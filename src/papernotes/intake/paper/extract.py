@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.extras import require
+from papernotes.intake.paper.kerns import KernSplitter
 from papernotes.intake.paper.model import PaperError
 
 HEAD_BYTES = 1024
@@ -136,6 +137,14 @@ class _FontWidths:
             self._fonts[key] = (first, widths, avg, any(mark in name.lower() for mark in BOLD_MARKS), core)
         return self._fonts[key]
 
+    def code_width(self, font: Any, code: int) -> float | None:
+        """Width of a one-byte code in thousandths of an em; ``None`` for a font of two-byte codes or none."""
+        if font is None or str(font.get("/Subtype", "")) == "/Type0":
+            return None
+        first, widths, avg, _, core = self._load(font)
+        i = code - first
+        return widths[i] if 0 <= i < len(widths) and widths[i] > 0 else core.get(chr(code), avg)
+
     def measure(self, font: Any, text: str) -> tuple[float, bool]:
         """Width of ``text`` in thousandths of an em, and whether the font is bold."""
         first, widths, avg, bold, core = self._load(font)
@@ -153,6 +162,11 @@ def _direction(a: float, b: float) -> int:
 def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
     """The page's text fragments via pypdf's visitor, rotated so its dominant text direction is upright."""
     raw: list[tuple[str, float, float, float, float, int, bool]] = []
+    try:
+        resources = page["/Resources"]["/Font"]
+    except (KeyError, TypeError):
+        resources = None
+    kerns = KernSplitter(resources, fonts.code_width)
 
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
         if not text or text.isspace():
@@ -165,6 +179,12 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
         f = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         scale_x = math.hypot(a, b) or 1.0
         height = abs(size) * (math.hypot(c, d) or 1.0)
+        pieces = kerns.split(text, e, f)
+        if len(pieces) > 1:  # one run, its cells kerned apart
+            for part, x, y in pieces:
+                em, bold = fonts.measure(font, part.rstrip())
+                raw.append((part.rstrip(), x, y, em / 1000 * abs(size) * scale_x, height, _direction(a, b), bold))
+            return
         for k, part in enumerate(text.split("\n")):
             if not part.strip():
                 continue
@@ -173,7 +193,7 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
                         _direction(a, b), bold))
 
     try:
-        page.extract_text(visitor_text=visit)
+        page.extract_text(visitor_text=visit, visitor_operand_before=kerns.before)
     except Exception:  # one broken page must not lose the paper; it counts as a page without text
         raw = []
     box = page.mediabox

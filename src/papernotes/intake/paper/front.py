@@ -189,7 +189,8 @@ def _word(word: str, known: dict[str, str], first: bool) -> str:
 # ---------------------------------------------------------------- authors
 
 def _marked_text(page: RawPage, line: Line) -> str:
-    """The line's text with superscripts (smaller or raised type) turned into ``|`` separators."""
+    """The line's text with superscripts (smaller or raised type) and gaps of an em or more (author blocks side by
+    side) turned into ``|`` separators."""
     frags = sorted((f for f in page.fragments if abs(f.y - line.y) <= 0.6 * line.size
                     and line.x - 1 <= f.x <= line.right + 1), key=lambda f: f.x)
     text, end = "", None
@@ -198,7 +199,7 @@ def _marked_text(page: RawPage, line: Line) -> str:
             text += "|"
         else:
             gap = f.x - end if end is not None else 0.0
-            text += (" " if gap > 0.15 * f.size else "") + f.text
+            text += ("|" if gap > f.size else " " if gap > 0.15 * f.size else "") + f.text  # an em: another name
         end = f.x + f.width
     return _clean(text) or line.text
 
@@ -267,7 +268,7 @@ def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
                 or VENUE.search(text) or ABSTRACT_HEAD.match(text)):
             break
         taken.append(line)
-    found = paragraphs(taken, known_hyphenated(taken))
+    found = paragraphs(taken, known_hyphenated(lines))  # "self-" + "distillation": the title spells it
     chosen = found if heading else found[:1]
     return " ".join(" ".join(p.text.split()) for p in chosen)
 
