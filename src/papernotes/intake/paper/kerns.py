@@ -6,8 +6,8 @@ as ``(text, x, y)`` pieces. pdflatex draws a table row, or a row of author
 blocks, as one ``TJ`` array whose cells are moved apart by large negative
 kerns; pypdf turns each kern into one space, so without this the cells of a
 row read as one line of prose ("Method RULER LongBench Speedup"). A kern of
-``SPLIT_KERN`` ems or more starts a new piece at the position the kern moves
-the pen to.
+an em or more, and three times the run's typical word space, starts a new
+piece at the position the kern moves the pen to.
 
 The pieces are matched to pypdf's text by counting glyphs: the non-space
 characters of a run against the bytes of the strings shown since the last run
@@ -21,8 +21,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-SPLIT_KERN = 800
-"""Thousandths of an em of a ``TJ`` kern that separate cells (a word space is about 330, ``\\quad`` 1000)."""
+SPLIT_KERN = 1000
+"""Thousandths of an em of a ``TJ`` kern that separate cells at least (a word space is about 330, a column gap 1200)."""
+SPLIT_RATIO = 3.0
+"""And as many times the run's median word space: a justified line stretches a sentence's end to twice a word's."""
+WORD_KERN = 150
+"""A kern this wide is a space between words; narrower ones are kerning inside a word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +86,12 @@ class KernSplitter:
         x, y, a, b = _origin(cm, tm)
         advance, glyphs, known = 0.0, 0, True
         splits: list[tuple[int, float, float]] = []
+        spaces = sorted(-i for i in items if isinstance(i, (int, float)) and WORD_KERN <= -i)
+        least = max(SPLIT_KERN, SPLIT_RATIO * spaces[len(spaces) // 2]) if spaces else SPLIT_KERN
         for item in items:
             if isinstance(item, (int, float)):
                 advance -= item / 1000 * self._size
-                if -item >= SPLIT_KERN and glyphs and known:
+                if -item >= least and glyphs and known:
                     splits.append((glyphs, x + advance * a, y + advance * b))
                 continue
             data = _bytes(item)
