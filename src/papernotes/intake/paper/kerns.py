@@ -86,7 +86,7 @@ class KernSplitter:
         x, y, a, b = _origin(cm, tm)
         advance, glyphs, known = 0.0, 0, True
         splits: list[tuple[int, float, float]] = []
-        spaces = sorted(-i for i in items if isinstance(i, (int, float)) and WORD_KERN <= -i)
+        spaces = sorted(-i for i in items if isinstance(i, (int, float)) and WORD_KERN <= -i < SPLIT_KERN)
         least = max(SPLIT_KERN, SPLIT_RATIO * spaces[len(spaces) // 2]) if spaces else SPLIT_KERN
         for item in items:
             if isinstance(item, (int, float)):
