@@ -103,18 +103,31 @@ def open_document(path: str, data: bytes) -> Any:
 
 
 def _runs(textpage: Any) -> list[Run]:
-    """The page's text rectangles, top to bottom; neighbours on one baseline less than an em apart joined."""
+    """The page's text rectangles, top to bottom; neighbours on one line less than an em apart joined.
+
+    Glyph boxes are tight (a run with descenders reaches lower than one without), so a line is rectangles that
+    overlap vertically by half their height, not ones with the same middle.
+    """
     rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
-    rects.sort(key=lambda r: (-round((r[1] + r[3]) / 2), r[0]))
-    groups: list[list[Box]] = []
+    rects.sort(key=lambda r: -(r[1] + r[3]))
+    lines: list[list[Box]] = []
     for r in rects:
-        last = groups[-1][-1] if groups else None
-        height = max(r[3] - r[1], 1.0)
-        if last is not None and abs((last[1] + last[3]) / 2 - (r[1] + r[3]) / 2) < 0.4 * height \
-                and 0 <= r[0] - last[2] < height:
-            groups[-1].append(r)
+        line = lines[-1] if lines else None
+        if line is not None and min(line[0][3], r[3]) - max(line[0][1], r[1]) >= 0.5 * min(
+                r[3] - r[1], line[0][3] - line[0][1]):
+            line.append(r)
         else:
-            groups.append([r])
+            lines.append([r])
+    groups: list[list[Box]] = []
+    for line in lines:
+        line.sort(key=lambda r: r[0])
+        groups.append([line[0]])
+        for r in line[1:]:
+            last = groups[-1][-1]
+            if -1.0 <= r[0] - last[2] < max(r[3] - r[1], 1.0):
+                groups[-1].append(r)
+            else:
+                groups.append([r])
     return [Run(group, textpage) for group in groups]
 
 
