@@ -329,29 +329,43 @@ def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
             x0, y0, x1, y1 = (round(v, 1) for v in box)
             claimed.append((x0, y0, x1, y1))
             known.add(label)
-            rows = table_rows(textpage, box) if kind == "table" else ()
+            rows = table_rows(textpage, box, runs) if kind == "table" else ()
             out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text, rows))
     return out
 
 
-def table_rows(textpage: Any, box: Box) -> tuple[tuple[str, ...], ...]:
-    """The text in ``box`` as rows of cells, top to bottom, from pdfium's character boxes.
+def table_rows(textpage: Any, box: Box, runs: Sequence[Run]) -> tuple[tuple[str, ...], ...]:
+    """The text of the ``runs`` inside ``box`` as rows of cells, top to bottom, from pdfium's character boxes.
 
     pdflatex draws a table row as one text run whose cells are kerned apart, so
     the text alone runs the cells together; a gap of ``CELL_GAP`` ems between two
     characters of one baseline separates cells, a smaller one (over ``WORD_GAP``) words.
+    Only the characters of the runs in the box are visited (from the one at each
+    rectangle's left edge on): most of a page's characters are not in its table.
     """
     raw = require("pypdfium2", "finding figures in PDFs").raw
     rect = raw.FS_RECTF()
+    page = textpage.raw
+    count = raw.FPDFText_CountChars(page)
+    seen: set[int] = set()
     chars: list[tuple[float, float, float, float, str]] = []  # x0, x1, middle, size, character
-    for i in range(raw.FPDFText_CountChars(textpage.raw)):
-        code = raw.FPDFText_GetUnicode(textpage.raw, i)
-        if code <= 32 or not raw.FPDFText_GetLooseCharBox(textpage.raw, i, rect):
-            continue  # spaces (pdfium's or the font's): the gaps say where words end
-        middle = (rect.bottom + rect.top) / 2
-        if box[0] - 1 <= rect.left and rect.right <= box[2] + 1 and box[1] - 1 <= middle <= box[3] + 1:
-            size = raw.FPDFText_GetFontSize(textpage.raw, i) or rect.top - rect.bottom
+    for r in (r for run in runs if _inside(run, box) for r in run.rects):
+        i = raw.FPDFText_GetCharIndexAtPos(page, r[0] + 0.5, (r[1] + r[3]) / 2, 1.0, 1.0)
+        while 0 <= i < count and i not in seen:
+            code = raw.FPDFText_GetUnicode(page, i)
+            if code <= 32:  # spaces (pdfium's or the font's) left out: the gaps say where words end
+                seen.add(i)
+                i += 1
+                continue
+            if not raw.FPDFText_GetLooseCharBox(page, i, rect):
+                break
+            middle = (rect.bottom + rect.top) / 2
+            if not (r[0] - 1 <= rect.left <= r[2] and r[1] - 1 <= middle <= r[3] + 1):  # loose boxes are wider
+                break  # past the rectangle's last character
+            seen.add(i)
+            size = raw.FPDFText_GetFontSize(page, i) or rect.top - rect.bottom
             chars.append((rect.left, rect.right, middle, size, chr(code)))
+            i += 1
     rows: list[list[tuple[float, float, float, float, str]]] = []
     for ch in sorted(chars, key=lambda c: -c[2]):
         if rows and abs(rows[-1][0][2] - ch[2]) <= 0.5 * max(rows[-1][0][3], ch[3]):
