@@ -54,7 +54,10 @@ def _bytes(item: Any) -> bytes | None:
 def _glyphs(item: Any) -> int:
     """Glyphs a shown string draws, spaces left out (pypdf adds and drops spaces of its own)."""
     data = _bytes(item)
-    return sum(1 for byte in data if byte != 32) if data is not None else sum(1 for ch in str(item) if not ch.isspace())
+    if data is not None:
+        return len(data) - data.count(32)
+    text = str(item)
+    return len(text) - text.count(" ") - text.count("\n")
 
 
 class KernSplitter:
