@@ -106,16 +106,18 @@ def find_gutter(page: RawPage) -> float | None:
     right_width = max(_right(r) for r in right) - edge
     left = [r for r in runs if r[0].x < edge - BIN and _right(r) <= edge + 0.5 * right_width]
     chars = sum(_chars(r) for r in runs)
-    for side, lines in ((left, 5), (right, 3)):
+    for side, lines in ((left, 5), (right, 3)):  # a last page's right column may be short
         total = sum(_chars(r) for r in side)
         if (len({round(r[0].y) for r in side}) < lines or total < 0.05 * chars
                 or sum(_chars(r) for r in side if _chars(r) >= PROSE_RUN) < 0.5 * total):
             return None
-    # a short right column (a last page) counts when no line of prose crosses the gutter beside it
-    prose = [r[0].y for r in right if _chars(r) >= PROSE_RUN]
-    low, high = min(prose), max(prose)
+    # a short right column (a last page) counts when no line of prose crosses the gutter beside it or below its
+    # top (full-width floats and the title block sit above the columns, footers below the left column's text)
+    high = max(r[0].y for r in right if _chars(r) >= PROSE_RUN)
+    low = min(r[0].y for r in (*left, *right) if _chars(r) >= PROSE_RUN)
     if min(sum(_chars(r) for r in side) for side in (left, right)) < 0.15 * chars and any(
-            low <= r[0].y <= high and r[0].x < edge - BIN and _right(r) > edge + 2 * r[0].size for r in runs):
+            low <= r[0].y <= high and r[0].x < edge - BIN and _right(r) > edge + 2 * r[0].size
+            and _chars(r) >= PROSE_RUN for r in runs):
         return None
     return edge - BIN
 
