@@ -16,7 +16,7 @@ pytest.importorskip("fpdf")
 import pdfgen  # noqa: E402
 from papernotes.intake.paper import PaperText, read_paper  # noqa: E402
 from papernotes.intake.paper.cleanup import clean_text  # noqa: E402
-from papernotes.intake.paper.extract import extract_document  # noqa: E402
+from papernotes.intake.paper.extract import Fragment, RawPage, extract_document  # noqa: E402
 from papernotes.intake.paper.layout import find_gutter, reading_order  # noqa: E402
 from papernotes.intake.results import results_table  # noqa: E402
 
@@ -111,3 +111,14 @@ def test_a_centred_line_across_the_gutter_is_one_line(tmp_path: Path) -> None:
 
 def test_accents_drawn_apart_go_back_on_their_letter() -> None:
     assert clean_text("Tom\u00b4as Ortega and J. M\u00a8uller") == "Tom\u00e1s Ortega and J. M\u00fcller"
+
+
+def test_a_superscript_does_not_push_the_subscripts_off_their_line() -> None:
+    """``a score s_{ij} = w^\\top x``: the raised ⊤ is met first (top to bottom), the lowered ij last."""
+    frags = (Fragment("mean pooling and a score", 54.0, 257.4, 101.8, 10.0, False),
+             Fragment(" s", 163.0, 257.4, 5.0, 10.0, False), Fragment("ij", 168.0, 255.9, 6.1, 7.0, False),
+             Fragment(" = w", 175.0, 257.4, 18.0, 10.0, False), Fragment("⊤", 193.0, 261.0, 6.0, 7.0, False),
+             Fragment("x, where the gate", 200.0, 257.4, 70.0, 10.0, False),
+             Fragment("is the GELU function.", 54.0, 245.4, 90.0, 10.0, False))
+    lines = reading_order(RawPage(1, 612.0, 792.0, frags))
+    assert [line.text for line in lines] == ["mean pooling and a score sij = w⊤x, where the gate", "is the GELU function."]

@@ -67,13 +67,21 @@ def _runs(frags: Sequence[Fragment]) -> list[list[Fragment]]:
 
 
 def _baselines(frags: Sequence[Fragment]) -> list[list[Fragment]]:
-    """Fragments grouped by baseline (superscripts and subscripts with their line), top to bottom."""
+    """Fragments grouped by baseline (superscripts and subscripts with their line), top to bottom.
+
+    Each is compared with the line's main fragment (its largest type, then its longest text), not with
+    the first one met: a raised superscript must not push the line's subscripts out of it.
+    """
     out: list[list[Fragment]] = []
+    main: Fragment | None = None
     for f in sorted(frags, key=lambda f: (-f.y, f.x)):
-        if out and abs(out[-1][0].y - f.y) <= 0.45 * max(out[-1][0].size, f.size, 1.0):
+        if main is not None and abs(main.y - f.y) <= 0.45 * max(main.size, f.size, 1.0):
             out[-1].append(f)
+            if (f.size, len(f.text)) > (main.size, len(main.text)):
+                main = f
         else:
             out.append([f])
+            main = f
     return out
 
 
@@ -173,17 +181,7 @@ def _join(frags: list[Fragment]) -> tuple[str, int]:
 
 def _lines(frags: list[Fragment], page: int, column: int) -> list[Line]:
     """Fragments of one column grouped by baseline, top to bottom."""
-    out: list[Line] = []
-    ordered = sorted(frags, key=lambda f: (-f.y, f.x))
-    group: list[Fragment] = []
-    for f in ordered:
-        if group and abs(group[0].y - f.y) > 0.45 * max(group[0].size, f.size, 1.0):
-            out.append(_line(group, page, column))
-            group = []
-        group.append(f)
-    if group:
-        out.append(_line(group, page, column))
-    return out
+    return [_line(group, page, column) for group in _baselines(frags)]
 
 
 def _line(group: list[Fragment], page: int, column: int) -> Line:
