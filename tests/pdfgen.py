@@ -60,6 +60,8 @@ class Figure:
     label: str = ""
     """Small text right under the drawing and over the caption, as an axis label in a TikZ plot."""
     caption_above: bool = False
+    inside: tuple[str, ...] = ()
+    """Labels written inside a vector figure's three boxes, as a diagram's node names."""
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,8 @@ class Paper:
             w, h = (width - 40) / 3, block.height
             for k in range(3):  # three boxes joined by arrows, a method diagram
                 pg.drawings.append(("rect", x + 10 + k * (w + 10), top + h / 4, w, h / 2))
+                if k < len(block.inside):
+                    pg.ops.append(_Op(x + 14 + k * (w + 10), top + h / 2 + 3, block.inside[k], size=8))
                 if k:
                     pg.drawings.append(("line", x + k * (w + 10), top + h / 2, 10, 0))
             pg.drawings.append(("line", x + 10, top, width - 20, 0))

@@ -122,3 +122,18 @@ def test_a_superscript_does_not_push_the_subscripts_off_their_line() -> None:
              Fragment("is the GELU function.", 54.0, 245.4, 90.0, 10.0, False))
     lines = reading_order(RawPage(1, 612.0, 792.0, frags))
     assert [line.text for line in lines] == ["mean pooling and a score sij = w⊤x, where the gate", "is the GELU function."]
+
+
+def test_labels_inside_a_figure_stay_out_of_the_text(tmp_path: Path) -> None:
+    paper = pdfgen.Paper("Figures With Labels", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Heading("1", "Introduction"), pdfgen.Para(pdfgen.INTRO),
+                pdfgen.Figure(pdfgen.FIGURE_1, "vector", inside=("Gutter", "Bands", "Lines")),
+                pdfgen.Para(pdfgen.LIMITS)], columns=1)
+    pdf = paper.save(tmp_path / "labels.pdf")
+    assert "Bands" in extract_document(str(pdf), pdf.read_bytes()).pages[0].fragments.__repr__()
+    read = read_paper(pdf)
+    assert [f.label for f in read.figures] == ["Figure 1"]
+    text = read.text()
+    assert "Bands" not in text and pdfgen.INTRO in flat(text) and pdfgen.LIMITS in flat(text)
+    assert flat(pdfgen.FIGURE_1) in flat(text)  # the caption stays

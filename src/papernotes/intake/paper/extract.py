@@ -50,6 +50,10 @@ class RawPage:
     """In drawing order, text of the page's dominant direction only (margin stamps and rotated labels dropped)."""
     stamps: tuple[str, ...] = ()
     """The text drawn in other directions (an arXiv margin stamp, rotated axis labels), in drawing order."""
+    origin: tuple[float, float] = (0.0, 0.0)
+    """The page box's lower-left corner in user space, where figure boxes are measured."""
+    upright: bool = True
+    """Whether the page's text runs the page's own way up (positions are then user space minus ``origin``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +227,7 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
         elif angle == 270:
             ux += width
         frags.append(Fragment(text, ux, uy, w, size, bold))
-    return RawPage(number, width, height, tuple(frags), tuple(stamps))
+    return RawPage(number, width, height, tuple(frags), tuple(stamps), (x0, y0), angle == 0)
 
 
 def _outline(reader: Any) -> Iterator[OutlineItem]:
