@@ -4,7 +4,9 @@ In: the PDF's bytes. Out: a ``RawDocument`` (per page: text fragments with
 their position, size, estimated width and boldness; the outline; the metadata
 title), or a ``PaperError`` saying why the file cannot be read (not a PDF,
 truncated, encrypted, no text layer). Positions come from pypdf's text
-visitor; everything after this module is pure Python on these records.
+visitor, and a run whose cells are kerned a column apart is split at the kerns
+(``papernotes.intake.paper.kerns``, fed by pypdf's operator hook); everything
+after this module is pure Python on these records.
 """
 from __future__ import annotations
 

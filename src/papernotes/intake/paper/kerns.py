@@ -75,7 +75,8 @@ class KernSplitter:
     def before(self, op: bytes, operands: Sequence[Any], cm: Sequence[float], tm: Sequence[float]) -> None:
         if op == b"Tf" and len(operands) >= 2:
             try:
-                self._font = self._fonts[operands[0]].get_object() if self._fonts is not None else None
+                font = self._fonts[operands[0]].get_object() if self._fonts is not None else None
+                self._font = font if isinstance(font, dict) else None
                 self._size = float(operands[1])
             except (KeyError, TypeError, ValueError, AttributeError):
                 self._font, self._size = None, 0.0
