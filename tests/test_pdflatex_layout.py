@@ -137,3 +137,20 @@ def test_labels_inside_a_figure_stay_out_of_the_text(tmp_path: Path) -> None:
     text = read.text()
     assert "Bands" not in text and pdfgen.INTRO in flat(text) and pdfgen.LIMITS in flat(text)
     assert flat(pdfgen.FIGURE_1) in flat(text)  # the caption stays
+
+
+def test_a_justified_sentence_end_is_not_a_cell_gap(tmp_path: Path) -> None:
+    """Kerns of an em between sentences of a stretched line stay inside the run; a column's gap splits it."""
+    pdf = pdfgen.FPDF(unit="pt", format="letter")
+    pdf.add_page()
+    pdf.set_font("Helvetica", "", 10)
+    words, x, cells = "The gate is trained. We keep the local block too.".split(), 54.0, []
+    for word in words:
+        cells.append((x, word))
+        x += pdf.get_string_width(word) + (10.5 if word.endswith(".") else 5.2)  # a line TeX stretched hard
+    pdfgen.kerned_row(pdf, cells, 100.0)
+    pdfgen.kerned_row(pdf, [(54.0, "Dense"), (150.0, "92.4"), (200.0, "45.1")], 120.0)
+    path = tmp_path / "kerns.pdf"
+    path.write_bytes(bytes(pdf.output()))
+    texts = [f.text.strip() for f in extract_document(str(path), path.read_bytes()).pages[0].fragments]
+    assert texts == ["The gate is trained. We keep the local block too.", "Dense", "92.4", "45.1"]
