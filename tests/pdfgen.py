@@ -70,6 +70,9 @@ class RuledTable:
 
     rows: tuple[tuple[str, ...], ...]
     caption: str
+    spans: tuple[tuple[str, int, int], ...] = ()
+    """Headers over several columns, ``(text, first, last)`` (0 is the label column), above the header row
+    with a short rule under each (booktabs' ``\\cmidrule``)."""
 
 
 @dataclass(frozen=True)
@@ -285,6 +288,12 @@ class Paper:
         pg, rule, x, column = place(LEADING * 0.75)  # abovetopsep: the rule clear of the caption
         top = rule - 4
         pg.drawings.append(("line", x, top, width, 0))
+        if block.spans:
+            pg, y, x, column = place(LEADING)
+            for text, a, b in block.spans:
+                x0, x1 = x + first + (a - 1) * cell, x + first + b * cell - 6
+                pg.ops.append(_Op((x0 + x1 - self._width(text)) / 2, y, text, column=column))
+                pg.drawings.append(("line", x0, y + 3, x1 - x0, 0))
         for i, row in enumerate(block.rows):
             pg, y, x, column = place(LEADING)
             self.rows += 1

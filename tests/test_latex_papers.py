@@ -59,7 +59,7 @@ EXPECTED = {
         "2602.06107", (("Figure 1", 3), ("Figure 2", 3)), (("Table 1", 2), ("Table 2", 2)),
         "Dynamic methods estimate the important blocks on the fly, but their estimators either cost as much as the "
         "attention they try to avoid or miss blocks whose importance depends on the query.",
-        "| Method | 32K | 64K | 128K | Speedup |", "Sparse kernel"),
+        "| Method | RULER 32K | RULER 64K | RULER 128K | Speedup |", "Sparse kernel"),
     "neurips": Expected(
         "Calibrated Self-Distillation for Small Vision–Language Models",
         ("Ines Moreau", "Daniel Okafor", "Yuki Tanaka"),
@@ -69,7 +69,8 @@ EXPECTED = {
         (("Figure 1", 2), ("Figure 2", 3)), (("Table 1", 2),),
         "Systems that route hard questions to a larger model, or that abstain when unsure, rely on the model's "
         "probabilities.",
-        "| Method | Acc. | ECE | Acc. | ECE | Acc. | ECE |", "Brier loss"),
+        "| Method | Average Acc. | Average ECE | VQAv2 Acc. | VQAv2 ECE | ChartQA Acc. | ChartQA ECE |",
+        "Brier loss"),
     "iclr": Expected(
         "Off-Policy Correction for Asynchronous RL Fine-Tuning of LLMs",
         ("Marta Kowalski", "Arjun Mehta", "Sofia Lindqvist"),

@@ -154,3 +154,16 @@ def test_a_justified_sentence_end_is_not_a_cell_gap(tmp_path: Path) -> None:
     path.write_bytes(bytes(pdf.output()))
     texts = [f.text.strip() for f in extract_document(str(path), path.read_bytes()).pages[0].fragments]
     assert texts == ["The gate is trained. We keep the local block too.", "Dense", "92.4", "45.1"]
+
+
+def test_a_header_over_several_columns_names_them(tmp_path: Path) -> None:
+    rows = (("Method", "4K", "32K", "Speed"), ("Dense", "91.0", "88.2", "1.0"), ("Ours", "90.7", "87.9", "3.1"))
+    paper = pdfgen.Paper("Spanning Headers", header="")
+    paper.front("Ada Reader", pdfgen.ABSTRACT)
+    paper.flow([pdfgen.Heading("1", "Experiments"), pdfgen.Para(pdfgen.RESULTS),
+                pdfgen.RuledTable(rows, "Table 1: Accuracy by context length.", spans=(("RULER", 1, 2),)),
+                pdfgen.Para(pdfgen.LIMITS)], columns=1)
+    read = read_paper(paper.save(tmp_path / "spans.pdf"))
+    assert [t.rows for t in read.tables] == [(("Method", "RULER 4K", "RULER 32K", "Speed"), *rows[1:])]
+    table = results_table(read, "Ours")
+    assert table is not None and table.header == ("Method", "RULER 4K", "RULER 32K", "Speed")

@@ -11,7 +11,7 @@ must be capitalised: ``Table 1 reports …`` is a sentence, ``Figure 1 RL
 training …`` a caption). A figure is the drawing, image and form objects next
 to its caption (above it, else below), up to the body text around it; a table
 is the text rows and rules under its caption (else above it); its rows of cells
-are read from pdfium's character boxes inside that box.
+are read by ``papernotes.intake.paper.tables``.
 """
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ from papernotes.extras import require
 from papernotes.intake.paper.cleanup import CAPTION, caption_label, clean_text
 from papernotes.intake.paper.extract import sniff
 from papernotes.intake.paper.model import Figure, PaperError
+from papernotes.intake.paper.tables import table_rows
 
-__all__ = ["Figure", "Image", "find_figures", "render_figure", "table_rows"]
+__all__ = ["Figure", "Image", "find_figures", "render_figure"]
 
 LABEL_WORDS = ("Figure", "FIGURE", "Fig.", "FIG.", "Table", "TABLE")
 LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
@@ -44,10 +45,6 @@ WEBP_METHOD = 0
 lossy WebP, sharp, in PNG's time; past ``LOSSY_PAST`` bytes a pixel (a photograph) lossy quality 90 is tried too and
 the smaller kept (BENCHMARKS.md)."""
 LOSSY_PAST = 0.125
-CELL_GAP = 0.8
-"""Ems of white between two characters of a table row that separate cells."""
-WORD_GAP = 0.15
-"""Ems of white between two characters that separate words."""
 Box = tuple[float, float, float, float]
 
 
@@ -329,62 +326,11 @@ def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
             x0, y0, x1, y1 = (round(v, 1) for v in box)
             claimed.append((x0, y0, x1, y1))
             known.add(label)
-            rows = table_rows(textpage, box, runs) if kind == "table" else ()
+            rows = table_rows(textpage, box, [r for run in runs if _inside(run, box) for r in run.rects],
+                              [g for g in graphics if g[3] - g[1] <= 2.0 and _overlaps(g[0], g[2], box[0], box[2])
+                               and box[1] - 1 <= g[1] <= box[3] + 1]) if kind == "table" else ()
             out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text, rows))
     return out
-
-
-def table_rows(textpage: Any, box: Box, runs: Sequence[Run]) -> tuple[tuple[str, ...], ...]:
-    """The text of the ``runs`` inside ``box`` as rows of cells, top to bottom, from pdfium's character boxes.
-
-    pdflatex draws a table row as one text run whose cells are kerned apart, so
-    the text alone runs the cells together; a gap of ``CELL_GAP`` ems between two
-    characters of one baseline separates cells, a smaller one (over ``WORD_GAP``) words.
-    Only the characters of the runs in the box are visited (from the one at each
-    rectangle's left edge on): most of a page's characters are not in its table.
-    """
-    raw = require("pypdfium2", "finding figures in PDFs").raw
-    rect = raw.FS_RECTF()
-    page = textpage.raw
-    count = raw.FPDFText_CountChars(page)
-    seen: set[int] = set()
-    chars: list[tuple[float, float, float, float, str]] = []  # x0, x1, middle, size, character
-    for r in (r for run in runs if _inside(run, box) for r in run.rects):
-        i = raw.FPDFText_GetCharIndexAtPos(page, r[0] + 0.5, (r[1] + r[3]) / 2, 1.0, 1.0)
-        while 0 <= i < count and i not in seen:
-            code = raw.FPDFText_GetUnicode(page, i)
-            if code <= 32:  # spaces (pdfium's or the font's) left out: the gaps say where words end
-                seen.add(i)
-                i += 1
-                continue
-            if not raw.FPDFText_GetLooseCharBox(page, i, rect):
-                break
-            middle = (rect.bottom + rect.top) / 2
-            if not (r[0] - 1 <= rect.left <= r[2] and r[1] - 1 <= middle <= r[3] + 1):  # loose boxes are wider
-                break  # past the rectangle's last character
-            seen.add(i)
-            size = raw.FPDFText_GetFontSize(page, i) or rect.top - rect.bottom
-            chars.append((rect.left, rect.right, middle, size, chr(code)))
-            i += 1
-    rows: list[list[tuple[float, float, float, float, str]]] = []
-    for ch in sorted(chars, key=lambda c: -c[2]):
-        if rows and abs(rows[-1][0][2] - ch[2]) <= 0.5 * max(rows[-1][0][3], ch[3]):
-            rows[-1].append(ch)
-        else:
-            rows.append([ch])
-    out: list[tuple[str, ...]] = []
-    for row in rows:
-        row.sort(key=lambda c: c[0])
-        cells, end = [""], row[0][0]
-        for x0, x1, _, size, text in row:
-            if x0 - end > CELL_GAP * size and cells[-1]:
-                cells.append("")
-            elif x0 - end > WORD_GAP * size and cells[-1]:
-                cells[-1] += " "
-            cells[-1] += text
-            end = max(end, x1)
-        out.append(tuple(clean_text(c).strip() for c in cells if c.strip()))
-    return tuple(r for r in out if r)
 
 
 def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figure, ...]]:
