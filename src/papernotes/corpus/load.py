@@ -97,6 +97,21 @@ def _paper_stat(path: str | Path) -> os.stat_result | None:
     return st if stat.S_ISREG(st.st_mode) else None
 
 
+def note_digest(root: Path, rel: str, data: bytes) -> tuple[str, str]:
+    """The digest a note's record carries, and its PDF's path (``""`` without one).
+
+    The SHA-1 of the file's bytes, with the stat of the PDF beside it mixed in: a
+    replaced PDF is an edit of its note. Whoever checks that a note is still as it
+    was read (``classify --apply``) compares with this, never with the bytes alone.
+    """
+    hashed = hashlib.sha1(data)
+    paper = paper_of(rel)
+    if (paper_st := _paper_stat(root / paper)) is None:
+        return hashed.hexdigest(), ""
+    hashed.update(f"\0paper\0{paper}\0{paper_st.st_mtime_ns}\0{paper_st.st_size}".encode())
+    return hashed.hexdigest(), paper
+
+
 def _inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real + os.sep)
 
@@ -423,13 +438,7 @@ def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]
         parse_note,  # the Markdown engine loads only when a file changed
     )
 
-    hashed = hashlib.sha1(data)
-    paper = paper_of(rel)
-    if (paper_st := _paper_stat(root / paper)) is not None:  # the note's digest stands for its PDF too
-        hashed.update(f"\0paper\0{paper}\0{paper_st.st_mtime_ns}\0{paper_st.st_size}".encode())
-    else:
-        paper = ""
-    digest = hashed.hexdigest()
+    digest, paper = note_digest(root, rel, data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
