@@ -70,6 +70,7 @@ def killed_at(point: str, corpus: Path, site: Path, tmp: Path) -> None:
     proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_randomised_kill_9_trials(tmp_path: Path) -> None:
     rng = random.Random(20261201)

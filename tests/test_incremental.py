@@ -75,6 +75,7 @@ def files_of(corpus: Path) -> dict[str, tuple[int, int]]:
     return {p.relative_to(corpus).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size) for p in corpus.rglob("*.md")}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("serve", [False, True], ids=["build", "serve"])
 def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path, serve: bool) -> None:

@@ -103,8 +103,10 @@ def test_rows_scored_by_a_forked_process_too_are_the_same(exact_notes: int, tmp_
         def noted(block):  # type: ignore[no-untyped-def]
             with ran.open("a") as f:
                 f.write(f"{os.getpid()} {len(block)}\n")
-            if os.getpid() == parent:
-                time.sleep(0.02)  # leave the child time to take blocks
+            deadline = time.monotonic() + 60  # each waits for the other to take a block: no sleep can be enough
+            while len({line.split()[0] for line in ran.read_text().splitlines()}) < 2:  # on a busy machine
+                assert time.monotonic() < deadline, "the other process took no block in 60 s"
+                time.sleep(0.005)
             return work(block)
         return share(tasks, noted, workers)
 
