@@ -19,7 +19,7 @@ from conftest import EXAMPLES
 from papernotes.cache import BuildCache
 from papernotes.corpus.load import load_corpus
 from papernotes.site.build import Builder, build
-from sitecheck import site_contents
+from sitecheck import clean_build, site_contents
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
@@ -127,7 +127,7 @@ def assert_the_files_saved_since_find_what_changed(builder: Builder, corpus: Pat
 
 
 def assert_equal_to_a_clean_build(corpus: Path, site: Path, clean: Path, history: list) -> None:
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     got, want = site_contents(site), site_contents(clean)
     differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
     assert differ == [], (history, differ[:10])
@@ -197,7 +197,7 @@ def test_notes_set_aside_by_an_interrupted_publish_are_compared_until_a_build_se
         assert cache.changed_since_published(key, since=settled.generation) == (set(), set())
         assert cache.load_blob("unpublished:" + key) is None
     clean = tmp_path / "clean"
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     assert site_contents(site) == site_contents(clean)
 
 
@@ -226,5 +226,5 @@ def test_a_removal_is_remembered_until_every_site_was_built_after_it(tmp_path: P
     assert not build(corpus, tmp_path / "b").up_to_date
     assert tombstones() == set()
     clean = tmp_path / "clean"
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     assert site_contents(tmp_path / "b") == site_contents(clean) == site_contents(tmp_path / "a")

@@ -12,7 +12,7 @@ import pytest
 from conftest import EXAMPLES, example_notes, write_note
 from papernotes.site.build import build
 from papernotes.site.related import NEIGHBOURS, RelatedInput, paper_key, quantised_idf, related, terms_of
-from sitecheck import dead_links, site_contents, site_files
+from sitecheck import clean_build, dead_links, site_contents, site_files
 
 
 def note(path: str, title: str, summary: str = "", keywords: tuple[str, ...] = (), arxiv: str = "") -> RelatedInput:
@@ -287,7 +287,7 @@ def test_note_pages_list_related_notes_that_exist(example_site) -> None:
 def rebuilt_equals_clean(corpus: Path, site: Path, tmp: Path) -> None:
     clean = tmp / "clean"
     shutil.rmtree(clean, ignore_errors=True)
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     assert site_contents(site) == site_contents(clean)
 
 
