@@ -2,6 +2,7 @@
 incremental one is compared with."""
 from __future__ import annotations
 
+import functools
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -75,10 +76,15 @@ class _Links(HTMLParser):
                 self.links.append(value)
 
 
-def internal_links(html: str) -> list[str]:
+@functools.lru_cache(maxsize=1024)  # a site checked after each of many edits: most pages are as last time
+def _links(html: str) -> tuple[str, ...]:
     parser = _Links()
     parser.feed(html)
-    return [u for u in parser.links if not urlsplit(u).scheme and not u.startswith(("#", "//", "mailto:"))]
+    return tuple(u for u in parser.links if not urlsplit(u).scheme and not u.startswith(("#", "//", "mailto:")))
+
+
+def internal_links(html: str) -> list[str]:
+    return list(_links(html))
 
 
 def resolve_link(site: Path, page: Path, href: str) -> Path:
