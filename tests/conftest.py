@@ -10,6 +10,7 @@ import fcntl
 import os
 import pickle
 import shutil
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -98,20 +99,28 @@ _WORKER_TASK: dict = {}
 
 
 def _noting_the_worker(bounds):  # type: ignore[no-untyped-def]
-    """A pool task that writes down which process ran it, then runs the task it stands for."""
-    with _WORKER_TASK["pids"].open("a") as f:
+    """A pool task that writes down which process ran it, waits until ``meet`` processes have each taken a
+    task (on a busy machine one may take them all before another starts), then runs the task it stands for."""
+    pids: Path = _WORKER_TASK["pids"]
+    with pids.open("a") as f:
         f.write(f"{os.getpid()}\n")
+    deadline = time.monotonic() + 60
+    while len(set(pids.read_text().split())) < _WORKER_TASK["meet"]:
+        assert time.monotonic() < deadline, f"{_WORKER_TASK['meet']} processes did not each take a task in 60 s"
+        time.sleep(0.005)
     return _WORKER_TASK["task"](bounds)
 
 
 @pytest.fixture()
 def worker_pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """``worker_pids(module, "task")`` makes ``module.task`` (a forked pool's task) note the process that runs
-    each call; returns a function giving those process ids, one per call."""
+    each call; returns a function giving those process ids, one per call. With ``meet=2``, no call runs until
+    two processes have each taken one (for a test that asserts they share the work)."""
     pids = tmp_path / "worker-pids"
 
-    def watch(module: object, name: str):  # type: ignore[no-untyped-def]
+    def watch(module: object, name: str, meet: int = 1):  # type: ignore[no-untyped-def]
         monkeypatch.setitem(_WORKER_TASK, "pids", pids)
+        monkeypatch.setitem(_WORKER_TASK, "meet", meet)
         monkeypatch.setitem(_WORKER_TASK, "task", getattr(module, name))
         monkeypatch.setattr(module, name, _noting_the_worker)  # a module function: the pool pickles it by name
         return lambda: pids.read_text().split() if pids.exists() else []
