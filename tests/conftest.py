@@ -1,9 +1,19 @@
-"""Shared fixtures: the bundled example corpus and its built site."""
+"""Shared fixtures: the bundled example corpus and its built site; how the suite is scheduled.
+
+The suite runs on parallel workers (pytest-xdist, ``-n auto`` in pyproject.toml). ``once_per_run`` makes
+something (a built site) once for all of them; tests marked ``slow`` are handed out first, so that no worker
+starts a minute-long test when the others have nothing left to do.
+"""
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
 import shutil
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -31,15 +41,43 @@ def write_note(root: Path, rel: str, **fields: object) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
-    """A copy of examples/ built once for the whole session: (site dir, result)."""
-    base = tmp_path_factory.mktemp("examples")
+_T = TypeVar("_T")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` first, the rest in their order (a module's tests stay together, so its
+    module-scoped fixtures are made once). ``slow`` only schedules: every test runs."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], _T]) -> _T:
+    """``make(folder)`` run once per test run, whatever the number of workers: the first worker to ask makes
+    it in a folder all of them share (the others wait on a lock), and every caller gets its (pickled) value.
+    What is made there is shared: read it, never change it (copy it first)."""
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # .../pytest-N/gw0: the run's folder is the parent
+        run = run.parent
+    folder, made = run / name, run / f"{name}.pickle"
+    with (run / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not made.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a worker that failed half-way
+            folder.mkdir()
+            made.write_bytes(pickle.dumps(make(folder)))
+        return pickle.loads(made.read_bytes())
+
+
+def _build_examples(base: Path) -> tuple[Path, BuildResult]:
     corpus = base / "corpus"
     shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
     site = base / "site"
-    result = build(corpus, site)
-    return site, result
+    return site, build(corpus, site)
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BuildResult]:
+    """A copy of examples/ built once for the whole run (all workers): (site dir, result). Read-only."""
+    return once_per_run(tmp_path_factory, "examples", _build_examples)
 
 
 def watch_forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -61,20 +99,28 @@ _WORKER_TASK: dict = {}
 
 
 def _noting_the_worker(bounds):  # type: ignore[no-untyped-def]
-    """A pool task that writes down which process ran it, then runs the task it stands for."""
-    with _WORKER_TASK["pids"].open("a") as f:
+    """A pool task that writes down which process ran it, waits until ``meet`` processes have each taken a
+    task (on a busy machine one may take them all before another starts), then runs the task it stands for."""
+    pids: Path = _WORKER_TASK["pids"]
+    with pids.open("a") as f:
         f.write(f"{os.getpid()}\n")
+    deadline = time.monotonic() + 60
+    while len(set(pids.read_text().split())) < _WORKER_TASK["meet"]:
+        assert time.monotonic() < deadline, f"{_WORKER_TASK['meet']} processes did not each take a task in 60 s"
+        time.sleep(0.005)
     return _WORKER_TASK["task"](bounds)
 
 
 @pytest.fixture()
 def worker_pids(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     """``worker_pids(module, "task")`` makes ``module.task`` (a forked pool's task) note the process that runs
-    each call; returns a function giving those process ids, one per call."""
+    each call; returns a function giving those process ids, one per call. With ``meet=2``, no call runs until
+    two processes have each taken one (for a test that asserts they share the work)."""
     pids = tmp_path / "worker-pids"
 
-    def watch(module: object, name: str):  # type: ignore[no-untyped-def]
+    def watch(module: object, name: str, meet: int = 1):  # type: ignore[no-untyped-def]
         monkeypatch.setitem(_WORKER_TASK, "pids", pids)
+        monkeypatch.setitem(_WORKER_TASK, "meet", meet)
         monkeypatch.setitem(_WORKER_TASK, "task", getattr(module, name))
         monkeypatch.setattr(module, name, _noting_the_worker)  # a module function: the pool pickles it by name
         return lambda: pids.read_text().split() if pids.exists() else []

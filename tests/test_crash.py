@@ -21,7 +21,7 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.site.build import build
-from sitecheck import dead_links, site_contents
+from sitecheck import clean_build, dead_links, site_contents
 
 #: (pause point, kind of edit that makes the build reach it).
 POINTS = [
@@ -70,6 +70,7 @@ def killed_at(point: str, corpus: Path, site: Path, tmp: Path) -> None:
     proc.wait()
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_randomised_kill_9_trials(tmp_path: Path) -> None:
     rng = random.Random(20261201)
@@ -93,7 +94,7 @@ def test_randomised_kill_9_trials(tmp_path: Path) -> None:
         result = build(corpus, site)
         assert result.errors == [] and not any(site.parent.glob(".site.journal")), (n, point, kind)
         clean = tmp_path / f"clean{n}"
-        build(corpus, clean, use_cache=False)
+        clean_build(corpus, clean)
         assert site_contents(site) == site_contents(clean), (n, point, kind)
         shutil.rmtree(clean)
 
@@ -120,6 +121,6 @@ def test_kill_9_between_a_body_edit_s_pages_and_its_search_entries(tmp_path: Pat
             path.write_bytes(data)
     result = build(corpus, site)
     assert result.errors == [] and not result.up_to_date
-    build(corpus, tmp_path / "clean", use_cache=False)
+    clean_build(corpus, tmp_path / "clean")
     assert site_contents(site) == site_contents(tmp_path / "clean")
     assert build(corpus, site).up_to_date

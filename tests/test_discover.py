@@ -18,7 +18,7 @@ import xmlschema
 
 from conftest import EXAMPLES, example_notes, write_note
 from papernotes.site.build import build
-from sitecheck import dead_links
+from sitecheck import clean_build, dead_links, site_contents
 
 BASE = "https://example.org/papernotes/"
 
@@ -299,7 +299,6 @@ def test_feeds_and_sitemap_follow_additions_and_removals(tmp_path: Path) -> None
     assert url not in links and f"{BASE}ICLR2024/optimization/zz_new/" in links
     assert dead_links(site) == []
     clean = tmp_path / "clean"
-    build(corpus, clean, use_cache=False)
-    from sitecheck import site_contents
+    clean_build(corpus, clean)
 
     assert site_contents(site) == site_contents(clean)

@@ -14,7 +14,7 @@ from conftest import EXAMPLES, example_notes, write_note
 from papernotes.corpus.parse import parse_note
 from papernotes.errors import ConfigError
 from papernotes.site.build import build
-from sitecheck import dead_links, page_lines, site_contents
+from sitecheck import clean_build, dead_links, page_lines, site_contents
 from sitecheck import resolve_link as _resolve_link
 
 def resolve_link(site: Path, page: Path, href: str) -> Path:
@@ -232,7 +232,7 @@ def test_edits_rebuild_like_a_clean_build(tmp_path: Path) -> None:
         again = build(corpus, site, workers=1)
         assert again.errors == [] and not again.up_to_date
         clean = tmp_path / "clean"
-        build(corpus, clean, workers=1, use_cache=False)
+        clean_build(corpus, clean)
         assert site_contents(site) == site_contents(clean), rel
         shutil.rmtree(clean)
     assert "Adam, revisited again" in (site / "en/ICML2026/optimization/index.html").read_text(encoding="utf-8")
@@ -278,7 +278,7 @@ def test_body_edits_render_only_their_pages_in_each_edition(tmp_path: Path, conf
             again = build(corpus, site, workers=1)
         assert again.errors == [] and again.rendered == rendered, (rel, again.rendered)
         clean = tmp_path / "clean"
-        build(corpus, clean, workers=1, use_cache=False)
+        clean_build(corpus, clean)
         assert site_contents(site) == site_contents(clean), rel
         shutil.rmtree(clean)
         if rel == "ICLR2026/llm_reasoning/cot.md":

@@ -23,7 +23,7 @@ from papernotes.corpus.load import load_corpus, notes_beside
 from papernotes.layout import paper_of
 from pdfgen import figures_paper, sample_paper
 from papernotes.site.build import Builder, build
-from sitecheck import site_contents
+from sitecheck import clean_build, site_contents
 
 EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break", "paper", "figures")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
@@ -105,6 +105,7 @@ def files_of(corpus: Path) -> dict[str, tuple[int, int]]:
             for pattern in ("*.md", "*.pdf") for p in corpus.rglob(pattern)}
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(("serve", "editions"), [(False, True), (True, True), (False, False)],
                          ids=["build", "serve", "one-language"])
@@ -172,7 +173,7 @@ def assert_the_files_saved_since_find_what_changed(builder: Builder, corpus: Pat
 
 
 def assert_equal_to_a_clean_build(corpus: Path, site: Path, clean: Path, history: list) -> None:
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     got, want = site_contents(site), site_contents(clean)
     differ = sorted(k for k in set(got) | set(want) if got.get(k) != want.get(k))
     assert differ == [], (history, differ[:10])
@@ -242,7 +243,7 @@ def test_notes_set_aside_by_an_interrupted_publish_are_compared_until_a_build_se
         assert cache.changed_since_published(key, since=settled.generation) == (set(), set())
         assert cache.load_blob("unpublished:" + key) is None
     clean = tmp_path / "clean"
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     assert site_contents(site) == site_contents(clean)
 
 
@@ -271,5 +272,5 @@ def test_a_removal_is_remembered_until_every_site_was_built_after_it(tmp_path: P
     assert not build(corpus, tmp_path / "b").up_to_date
     assert tombstones() == set()
     clean = tmp_path / "clean"
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     assert site_contents(tmp_path / "b") == site_contents(clean) == site_contents(tmp_path / "a")

@@ -6,9 +6,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # pip builds the wheel in an environment of its own
 def test_wheel_contains_templates_data_prompts_and_katex_fonts(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
                     str(tmp_path), str(REPO)], check=True, capture_output=True)

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from conftest import once_per_run
 from papernotes.site.build import build
 from papernotes.check.formulas import extract_formulas
 from papernotes.migrate.convert import source_text
@@ -26,6 +27,7 @@ pytestmark = [
     pytest.mark.skipif(not DOCS.is_dir(), reason=f"reference snapshot not found at {DOCS} "
                                                  "(set PAPERNOTES_REFERENCE_DOCS)"),
     pytest.mark.timeout(300),
+    pytest.mark.slow,  # the module's site: 3,248 notes imported and built
 ]
 
 _HREF = re.compile(r'href="([^"]*)"')
@@ -40,13 +42,17 @@ def folders() -> dict[str, list[str]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
-    root = tmp_path_factory.mktemp("reference")
+def _import_and_build(root: Path) -> tuple[Path, Path, object]:
     corpus, out = root / "corpus", root / "site"
     report = import_tree(DOCS, corpus)
     result = build(corpus, out, use_cache=False)
     return corpus, out, (report, result)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
+    """The snapshot imported and built once per run, whichever workers run this module's tests."""
+    return once_per_run(tmp_path_factory, "reference", _import_and_build)
 
 
 def test_every_note_is_imported_without_errors(site: tuple[Path, Path, object]) -> None:

@@ -13,7 +13,7 @@ import pytest
 from conftest import EXAMPLES, example_notes, write_note
 from papernotes.site.build import build
 from papernotes.site.related import NEIGHBOURS, RelatedInput, paper_key, quantised_idf, related, terms_of
-from sitecheck import dead_links, site_contents, site_files
+from sitecheck import clean_build, dead_links, site_contents, site_files
 
 
 def note(path: str, title: str, summary: str = "", keywords: tuple[str, ...] = (), arxiv: str = "") -> RelatedInput:
@@ -130,8 +130,10 @@ def test_rows_scored_by_a_forked_process_too_are_the_same(exact_notes: int, tmp_
         def noted(block):  # type: ignore[no-untyped-def]
             with ran.open("a") as f:
                 f.write(f"{os.getpid()} {len(block)}\n")
-            if os.getpid() == parent:
-                time.sleep(0.02)  # leave the child time to take blocks
+            deadline = time.monotonic() + 60  # each waits for the other to take a block: no sleep can be enough
+            while len({line.split()[0] for line in ran.read_text().splitlines()}) < 2:  # on a busy machine
+                assert time.monotonic() < deadline, "the other process took no block in 60 s"
+                time.sleep(0.005)
             return work(block)
         return share(tasks, noted, workers)
 
@@ -336,7 +338,7 @@ def test_note_pages_list_related_notes_that_exist(example_site) -> None:
 def rebuilt_equals_clean(corpus: Path, site: Path, tmp: Path) -> None:
     clean = tmp / "clean"
     shutil.rmtree(clean, ignore_errors=True)
-    build(corpus, clean, use_cache=False)
+    clean_build(corpus, clean)
     assert site_contents(site) == site_contents(clean)
 
 

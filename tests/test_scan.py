@@ -112,6 +112,7 @@ def test_an_interrupted_parent_leaves_no_child_behind(hostile: Path, monkeypatch
         os.waitpid(made[0], os.WNOHANG)
 
 
+@pytest.mark.slow
 def test_a_shared_scan_hands_over_the_same_columns_each_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The child's share stays as the child packed it, after the parent's: two scans of the same tree give
     the same columns and digest, the parse cache finds just the file edited in the child's share, and builds

@@ -802,7 +802,7 @@ def test_parallel_tokenising_makes_the_same_index(tmp_path: Path, monkeypatch, w
     serial = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "a", "zh", workers=1)
     monkeypatch.setattr(index, "PARALLEL_NOTES", 2)
     monkeypatch.setattr(index, "RECYCLE_NOTES", 32)  # 2 batches of 16 notes
-    ran_in = worker_pids(index, "_tokenise_range")
+    ran_in = worker_pids(index, "_tokenise_range", meet=2)
     # a corpus whose records stay in memory: this process and a forked one take tasks in turn
     together = search_files(_entries(corpus), corpus_bodies(corpus), tmp_path / "b", "zh", workers=2)
     assert serial.digests == together.digests
@@ -833,10 +833,16 @@ def test_a_tokenising_child_that_fails_dies_or_cannot_be_had(tmp_path: Path, mon
     serial = search_files(_entries(corpus), bodies, tmp_path / "serial", "zh", workers=1)
     noting_fork = os.fork
 
+    tried = tmp_path / "the child read"
+
     def failing(note):  # type: ignore[no-untyped-def]
         if os.getpid() != parent:
+            tried.touch()
             raise OSError(f"cannot read {note.path}")
-        time.sleep(0.01)  # leave the child time to take a task
+        deadline = time.monotonic() + 60  # the child takes a task: a busy machine may start it late
+        while not tried.exists():
+            assert time.monotonic() < deadline, "the forked tokeniser took no task in 60 s"
+            time.sleep(0.005)
         return bodies(note)
 
     def dying(note):  # type: ignore[no-untyped-def]

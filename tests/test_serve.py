@@ -50,18 +50,21 @@ def test_serves_pages_on_loopback_only(server: DevServer) -> None:
 
 def test_edit_triggers_rebuild_and_reload_event(server: DevServer) -> None:
     events: list[str] = []
+    connected = threading.Event()
 
     def listen() -> None:
         with urllib.request.urlopen(server.url + EVENTS_PATH, timeout=20) as stream:
             for raw in stream:
                 line = raw.decode().strip()
+                if line == ": connected":  # the server has noted the generation this stream reloads after
+                    connected.set()
                 if line.startswith("event: reload"):
                     events.append(line)
                     return
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
-    time.sleep(0.3)
+    assert connected.wait(timeout=20), "the event stream did not open"
     note = example_notes(server.corpus / "ICML2024/optimization")[0]
     note.write_text(note.read_text(encoding="utf-8").replace("## 一句话总结\n", "## 一句话总结\n实时更新 ZZQQ。\n\n", 1),
                     encoding="utf-8")
