@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from papernotes.site.build import build
-from papernotes.check.formulas import extract_formulas
+from papernotes.corpus.formulas import extract_formulas
 from papernotes.migrate.convert import source_text
 from papernotes.migrate.tree import import_tree
 from papernotes.corpus.frontmatter import parse, split_front_matter

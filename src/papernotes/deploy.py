@@ -28,7 +28,7 @@ from papernotes.config import SiteConfig, load_config
 from papernotes.errors import Diagnostic, PapernotesError
 from papernotes.layout import CACHE_DIR
 from papernotes.site.build import BuildResult, build
-from papernotes.site.publish import MARKER
+from papernotes.disk import MARKER
 
 TRAILER = "Deployed-by: papernotes"
 """The last line of every commit deploy makes: how it knows a branch is its own."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from papernotes.check.grounding import Finding, ground, note_numbers
+from papernotes.intake.grounding import Finding, ground, note_numbers
 from papernotes.layout import CACHE_DIR
 from papernotes.corpus.model import Note
 from papernotes.errors import Diagnostic, warning
@@ -140,7 +140,7 @@ def ground_corpus(root: Path, notes: Sequence[Note], workers: int | None = None)
 
 
 def save_report(root: Path, report: GroundingReport) -> None:
-    from papernotes.site.publish import atomic_write
+    from papernotes.disk import atomic_write
 
     try:
         atomic_write(root / CACHE_DIR / REPORT, json.dumps(report.to_dict(), ensure_ascii=False, indent=1))

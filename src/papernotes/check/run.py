@@ -9,8 +9,6 @@ corpus by ``check/site.py``.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,6 +27,7 @@ from papernotes.site.plan import resolve_local_link, site_urls
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.site.resolve import resolve
 from papernotes.taxonomy import Taxonomy
+from papernotes.text import normalise_title
 
 REQUIRED_SECTIONS = ("summary", "background", "method", "experiments", "highlights", "limitations")
 
@@ -44,11 +43,6 @@ class CheckOptions:
     """A built site whose pages are compared with the corpus."""
     grounding: bool = False
     """Check every number a note states against its paper, the PDF beside it (``check.grounding``)."""
-
-
-def normalise_title(title: str) -> str:
-    text = unicodedata.normalize("NFKC", title).casefold()
-    return re.sub(r"[\W_]+", "", text)
 
 
 def section_problems(note: Note) -> list[Diagnostic]:
@@ -169,7 +163,7 @@ def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
 
 
 def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
-    from papernotes.check.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
+    from papernotes.corpus.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
 
     problems: list[Diagnostic] = []
     groups = []

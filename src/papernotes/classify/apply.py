@@ -18,7 +18,7 @@ from papernotes.classify.prediction import Prediction
 from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.model import Note
 from papernotes.errors import Diagnostic, warning
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 
 
 @dataclass(frozen=True, slots=True)

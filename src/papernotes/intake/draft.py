@@ -51,7 +51,7 @@ from papernotes.intake.redraft import (
     record_of,
 )
 from papernotes.registry import UnknownName
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 
 MAX_KEYWORDS = 10
 SKIP_TRANSLATION = "a translation (`papernotes translate` makes it from its original)"

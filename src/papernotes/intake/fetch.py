@@ -246,7 +246,7 @@ def file_from_dir(root: Path, folder: Path, progress: Progress | None = None) ->
     """Copy the PDFs of ``folder`` beside the notes they are the paper of, by arXiv id or title."""
     from papernotes.intake.paper.extract import first_page_text
     from papernotes.intake.sources import arxiv_id
-    from papernotes.site.publish import atomic_write
+    from papernotes.disk import atomic_write
 
     if not folder.is_dir():
         raise PapernotesError(f"{folder}: not a folder")

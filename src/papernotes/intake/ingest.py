@@ -31,7 +31,7 @@ from papernotes.config import CACHE_DIR, load_config, load_site_taxonomy
 from papernotes.corpus.load import read_note, scan
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.corpus.model import LINK_KINDS
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 from papernotes.corpus import frontmatter
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError
 from papernotes.intake.paper.cache import cache_dir

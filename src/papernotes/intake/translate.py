@@ -51,7 +51,7 @@ from papernotes.intake.conversation import (
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.llm_run import run_talks
 from papernotes.intake.prompt import Prompt, json_object, then
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 from papernotes.testhooks import pause
 
 ENGINES = ("openai",)

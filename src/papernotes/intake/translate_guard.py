@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from papernotes.check.formulas import extract_formulas
-from papernotes.check.grounding import SCALE, note_numbers
+from papernotes.corpus.formulas import extract_formulas
+from papernotes.intake.grounding import SCALE, note_numbers
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")

@@ -42,7 +42,7 @@ from papernotes.migrate.convert import (
     label_of,
     render_note,
 )
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 from papernotes.taxonomy import SLUG, VENUE_ID
 
 PARALLEL_THRESHOLD = 300

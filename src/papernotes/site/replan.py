@@ -183,7 +183,7 @@ def _language_names(project: Project) -> dict[str, str]:
 
 
 def _published_row(entry: Entry, position: int) -> PublishedNote:
-    from papernotes.site.markdown import title_text
+    from papernotes.markdown import title_text
     from papernotes.site.plan import cell_url
 
     return PublishedNote(entry.note.path, entry.note.digest, listing_digest(entry), entry.url,

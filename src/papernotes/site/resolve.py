@@ -6,7 +6,7 @@ and the diagnostics of this stage. Notes with errors are left out here, so one
 bad file never breaks the site; ``--strict`` turns that into a failed build.
 
 Every URL the site will write for a note is decided and checked here
-(``site/paths.py``): its own page, its topics' pages and its ``aliases:``. A
+(``paths.py``): its own page, its topics' pages and its ``aliases:``. A
 note whose URL would leave its folder, exceed a file-name limit or take a name
 the site uses is an error; a bad or colliding alias is an error for that alias
 and the note keeps the others.
@@ -20,7 +20,7 @@ from dataclasses import replace
 from papernotes.classify.rules import note_topics
 from papernotes.corpus.model import Entry, Note
 from papernotes.errors import Diagnostic, error, warning
-from papernotes.site import paths
+from papernotes import paths
 from papernotes.taxonomy import Taxonomy
 
 RESERVED = paths.RESERVED_TOP

@@ -52,8 +52,8 @@ from papernotes.site.contexts import (
     VenueContext,
     VenueDomainContext,
 )
-from papernotes.site.markdown import markdown_body, rewrite_links
-from papernotes.site.publish import Staging
+from papernotes.markdown import markdown_body, rewrite_links
+from papernotes.disk import Staging
 from papernotes.site.structured import item_list, scholarly_article, script_json
 
 if TYPE_CHECKING:

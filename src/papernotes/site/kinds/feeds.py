@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from papernotes.corpus.model import Entry
 from papernotes.site.contexts import FeedContext, FeedEntry, Page
-from papernotes.site.markdown import title_text
+from papernotes.markdown import title_text
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,

@@ -14,7 +14,7 @@ from typing import Any
 
 from papernotes.corpus.model import Entry
 from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
-from papernotes.site.markdown import inline_markdown, title_text
+from papernotes.markdown import inline_markdown, title_text
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,

@@ -19,6 +19,7 @@ from typing import Any
 
 from papernotes.corpus.model import Entry
 from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
+from papernotes.text import normalise_title
 
 CHUNK = 8
 """Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
@@ -117,8 +118,6 @@ def facets(docs: Sequence[Entry], lang: str) -> Facets:
 
 def duplicates(docs: Sequence[Entry]) -> list[list[int]]:
     """Groups of documents about one paper: same arXiv id or same normalised title."""
-    from papernotes.check.run import normalise_title
-
     parent = list(range(len(docs)))
 
     def find(i: int) -> int:
