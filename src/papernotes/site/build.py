@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,31 +75,22 @@ class Project:
     rebuilds every page."""
 
 
-def settings_stamp(root: Path) -> str:
+def settings_stamp(root: Path, named: Sequence[str]) -> str:
     """A cheap stand-in for the salt, compared before reading any setting: it changes whenever the salt
-    may have (papernotes' files, the config's bytes, the taxonomy files and theme folder it names),
-    judged by file sizes and modification times. Empty (never equal) when the config cannot be read."""
-    import tomllib
+    may have (papernotes' files, the config's bytes, and the files and folders ``named``), judged by file
+    sizes and modification times; empty (never equal) when the config cannot be read.
 
+    ``named`` is what the config named when the stamp was last recorded (``SiteConfig.named_paths``, kept
+    in the stamp itself: ``stamp_names``). While the config's bytes are the same it names the same files,
+    and when they differ the stamp differs anyway: so the config is never parsed here, only by its schema."""
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    paths = [Path(__file__).resolve().parents[1]]
     try:
-        data = (root / CONFIG_NAME).read_bytes()
+        digest.update((root / CONFIG_NAME).read_bytes())
     except FileNotFoundError:
-        data = b""
+        pass
     except OSError:
         return ""
-    digest.update(data)
-    try:
-        config = tomllib.loads(data.decode("utf-8-sig")) if data else {}
-        files = config.get("taxonomy", {})
-        # every list of the table (venues, domains, topics, synonyms: the config model checks the keys)
-        paths += [root / name for names in files.values() if isinstance(names, list) for name in names]
-        if config.get("theme_dir"):
-            paths.append(root / str(config["theme_dir"]))
-    except (ValueError, AttributeError, TypeError):
-        return ""
-    for top in paths:
+    for top in [Path(__file__).resolve().parents[1], *(root / name for name in named)]:
         for dirpath, dirnames, filenames in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
@@ -108,7 +99,12 @@ def settings_stamp(root: Path) -> str:
                 except OSError:
                     continue
                 digest.update(f"{dirpath}/{name}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
-    return digest.hexdigest()
+    return "\n".join([digest.hexdigest(), *named])
+
+
+def stamp_names(stamp: str) -> list[str]:
+    """The files and folders a ``settings_stamp`` was taken over (see there)."""
+    return stamp.split("\n")[1:]
 
 
 def open_project(corpus: Path) -> Project:
@@ -187,12 +183,16 @@ class Builder:
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
             pending = set(cache.load_blob(SEARCH_PENDING + site) or ()) if previous is not None else set()
-            stamp = settings_stamp(self.root)
+            stamp = settings_stamp(self.root, stamp_names(previous.stamp) if previous is not None else [])
             if previous is not None and previous.stamp == stamp and edited is None and not strict:
                 found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
                 if previous.scan == found.digest and not pending:
                     return self._up_to_date(result, previous, cache, started)
             project = self.project
+            if stamp_names(stamp) != project.config.named_paths():
+                # taken over other files than this config names: recorded with this config's names, it will
+                # not match, and the next build takes it over them (stamped before the config was read)
+                stamp = "\n".join([stamp.split("\n", 1)[0], *project.config.named_paths()])
             if previous is not None and previous.salt != project.salt:
                 previous = None
             plan = loaded = None
