@@ -27,7 +27,6 @@ from papernotes.corpus.load import (
 )
 from papernotes.errors import CorpusError, Diagnostic
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
-from papernotes.site import replan
 from papernotes.disk import Staging, output_path
 from papernotes.testhooks import pause
 
@@ -195,6 +194,10 @@ class Builder:
                 stamp = "\n".join([stamp.split("\n", 1)[0], *project.config.named_paths()])
             if previous is not None and previous.salt != project.salt:
                 previous = None
+            # lazy: 480 ms (importtime, beside site.build): the plan, render and search modules it loads are
+            # what an up-to-date build never needs
+            from papernotes.site import replan
+
             plan = loaded = None
             scan_digest = ""
             if edited is not None and previous is not None and not strict:
