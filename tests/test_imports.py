@@ -26,9 +26,7 @@ STAGES = ("corpus", "intake", "classify", "check", "site", "migrate", "cli")
 MEASURED = re.compile(r"#.*\blazy:.*\d+(?:\.\d+)?\s*ms\b")
 
 # (importing module, imported module) → why it stays inside a function with no start-up figure.
-ALLOWED: dict[tuple[str, str], str] = {
-    ("papernotes.__main__", "papernotes.cli.entry"): "the `python -m papernotes` shim: runs only as __main__",
-}
+ALLOWED: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)
@@ -64,15 +62,30 @@ def _resolve(name: str) -> str:
     return probe if probe in MODULES else name
 
 
-def _commented(lines: list[str], line: int) -> bool:
-    if MEASURED.search(lines[line - 1]):
+def _commented(lines: list[str], first: int, last: int) -> bool:
+    """A measured figure on the lines ``first``..``last`` (a run of import statements) or in the comment
+    lines just above them."""
+    if any(MEASURED.search(lines[i - 1]) for i in range(first, last + 1)):
         return True
-    i = line - 2
+    i = first - 2
     while i >= 0 and lines[i].lstrip().startswith("#"):
         if MEASURED.search(lines[i]):
             return True
         i -= 1
     return False
+
+
+def _runs(body: list[ast.stmt]) -> list[list[ast.Import | ast.ImportFrom]]:
+    """The runs of consecutive import statements in a block (one comment may speak for a run)."""
+    runs: list[list[ast.Import | ast.ImportFrom]] = []
+    for statement in body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            if runs and runs[-1] and runs[-1][-1] is previous:
+                runs[-1].append(statement)
+            else:
+                runs.append([statement])
+        previous = statement
+    return runs
 
 
 def imports_of(module: str) -> list[Import]:
@@ -83,25 +96,29 @@ def imports_of(module: str) -> list[Import]:
     found: list[Import] = []
 
     def visit(tree: ast.AST, in_function: bool) -> None:
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(tree, field, None)
+            for run in _runs(body if isinstance(body, list) else []):
+                commented = _commented(lines, run[0].lineno, run[-1].end_lineno or run[-1].lineno)
+                for statement in run:
+                    add(statement, in_function, commented)
         for child in ast.iter_child_nodes(tree):
-            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            if isinstance(child, ast.Import):
-                targets = {_resolve(a.name) for a in child.names}
-            elif isinstance(child, ast.ImportFrom):
-                if child.level:
-                    base = package[: len(package) - (child.level - 1)]
-                    source = ".".join(base + ([child.module] if child.module else []))
-                else:
-                    source = child.module or ""
-                # `from papernotes.site import build` imports the module papernotes.site.build
-                targets = {_resolve(f"{source}.{a.name}") for a in child.names}
+            if not isinstance(child, (ast.Import, ast.ImportFrom)):
+                visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    def add(statement: ast.Import | ast.ImportFrom, in_function: bool, commented: bool) -> None:
+        if isinstance(statement, ast.Import):
+            targets = {_resolve(a.name) for a in statement.names}
+        else:
+            if statement.level:
+                base = package[: len(package) - (statement.level - 1)]
+                source = ".".join(base + ([statement.module] if statement.module else []))
             else:
-                visit(child, inner)
-                continue
-            for target in sorted(targets):
-                if target != module:
-                    found.append(Import(module, target, child.lineno, in_function,
-                                        _commented(lines, child.lineno)))
+                source = statement.module or ""
+            # `from papernotes.site import build` imports the module papernotes.site.build
+            targets = {_resolve(f"{source}.{a.name}") for a in statement.names}
+        found.extend(Import(module, target, statement.lineno, in_function, commented)
+                     for target in sorted(targets) if target != module)
 
     visit(ast.parse(text, filename=str(path)), False)
     return found

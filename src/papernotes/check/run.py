@@ -28,6 +28,7 @@ from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.site.resolve import resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.text import normalise_title
+from papernotes.extras import available
 
 REQUIRED_SECTIONS = ("summary", "background", "method", "experiments", "highlights", "limitations")
 
@@ -163,6 +164,7 @@ def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
 
 
 def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
+    # lazy: 43 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
     from papernotes.corpus.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
 
     problems: list[Diagnostic] = []
@@ -191,10 +193,9 @@ def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None)
 
 
 def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float) -> list[Diagnostic]:
-    from papernotes.extras import available
-
     if not available("sklearn"):  # the learned classifier is an extra; `check` works without it
         return []
+    # lazy: 184 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
     from papernotes.classify.learned import suspected_misfiles
 
     labelled = [n for n in notes if n.domain]
@@ -241,6 +242,7 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     if options.site is not None:
         diagnostics.extend(site_problems(options.site, entries))
     if options.grounding:
+        # lazy: 145 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
         from papernotes.check.grounding_run import ground_corpus
 
         diagnostics.extend(ground_corpus(root, notes).diagnostics)

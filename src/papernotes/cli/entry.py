@@ -22,6 +22,7 @@ from typing import Any
 
 from papernotes.cli.site_build import OPTIONS
 from papernotes.cli.site_build import run as build
+from papernotes.cli import run
 
 _FLAGS = {**{flag: (o.name, True) for o in OPTIONS if isinstance(o.default, bool) for flag in o.flags},
           **{flag: (o.name, False) for o in OPTIONS for flag in o.off}}
@@ -72,8 +73,6 @@ def main(*, leave_at_once: bool = False) -> None:
     ``leave_at_once``: end the process when a plain build is done (see ``_leave``)."""
     params = plain_build(sys.argv[1:])
     if params is None:
-        from papernotes.cli import run
-
         run()
         return
     try:

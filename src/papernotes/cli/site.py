@@ -21,6 +21,7 @@ from papernotes.cli.site_build import HELP as BUILD_HELP
 from papernotes.cli.site_build import OPTIONS as BUILD_OPTIONS
 from papernotes.cli.site_build import run as run_build
 from papernotes.errors import PapernotesError
+from papernotes.forks import one_blas_thread
 
 
 def _build_command() -> Callable[..., None]:
@@ -55,9 +56,8 @@ def serve(
 
     The site is served under the path of base_url (/notes/ for https://example.org/notes/; / redirects there), as on its host, so links and the 404 page of each edition work as they will there.
     """
-    from papernotes.forks import one_blas_thread
-
     one_blas_thread()  # before anything imports numpy
+    # lazy: 330 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)
@@ -124,6 +124,7 @@ def check(
                             "needs the pdf extra.")] = False,
 ) -> None:
     """Validate the corpus; exit status 1 only when there are errors (warnings are fine)."""
+    # lazy: 369 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     import json
 
     from papernotes.check.run import CheckOptions, check_corpus
@@ -155,6 +156,7 @@ def check(
 
 def _grounding_summary(corpus: Path) -> dict:  # type: ignore[type-arg]
     """Per-note counts of the grounding check that just ran (saved by it under .papernotes/)."""
+    # lazy: 220 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.check.grounding_run import load_report
 
     return load_report(corpus.resolve()) or {}
@@ -186,6 +188,7 @@ def new(
 
     The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong, or when the --pdf cannot be read (exit status 2).
     """
+    # lazy: 269 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.intake.paper import PaperError
     from papernotes.intake.scaffold import NewNote, ScaffoldError, create_note, from_pdf

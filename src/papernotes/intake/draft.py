@@ -52,6 +52,7 @@ from papernotes.intake.redraft import (
 )
 from papernotes.registry import UnknownName
 from papernotes.disk import atomic_write
+from papernotes.extras import require
 
 MAX_KEYWORDS = 10
 SKIP_TRANSLATION = "a translation (`papernotes translate` makes it from its original)"
@@ -313,8 +314,6 @@ class DraftJob:
         pdf = paper_path(self.corpus / stub.path)
         paper = None
         if pdf.is_file():
-            from papernotes.extras import require
-
             require("pypdf", "drafting from the PDF beside a note")
             try:
                 paper = read_paper(pdf, cache_dir(self.corpus))

@@ -107,6 +107,7 @@ def stamp_names(stamp: str) -> list[str]:
 
 
 def open_project(corpus: Path) -> Project:
+    # lazy: 144 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
     from papernotes.config import (  # the schema (pydantic) loads only here
         load_config,
         load_site_taxonomy,
@@ -247,6 +248,7 @@ class Builder:
                                    plan.notes, replace=plan.complete, urls=plan.urls, editions=plan.editions,
                                    settled=not told)
             if plan.related is not None:
+                # lazy: 169 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
                 from papernotes.site.related import mark_published
 
                 mark_published(cache, site, plan.related)
@@ -263,6 +265,7 @@ class Builder:
     def _search_updatable(self) -> bool:
         """Whether each edition's search store can take body edits (``search_update``); if one cannot (deleted,
         damaged, written by an older papernotes), edits take a path that makes the whole index."""
+        # lazy: 331 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import updatable
 
         if self.cache_file is None:
@@ -275,6 +278,7 @@ class Builder:
         """Start each edition's search index in a forked process while the pages are planned and rendered
         (``site/search/background.py`` says when; ``_render_and_publish`` takes an index if its edition
         shows those very entries)."""
+        # lazy: 256 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies
         from papernotes.site.search.background import Background
 
@@ -299,6 +303,7 @@ class Builder:
 
     def _related_lists(self, cache: BuildCache, site: str) -> Mapping[str, tuple[str, ...]] | None:
         """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
+        # lazy: 201 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.related import SITE_BLOB, published_related
 
         shown = cache.load_blob(SITE_BLOB + site)
@@ -310,6 +315,7 @@ class Builder:
 
     def theme(self, pages: int):  # type: ignore[no-untyped-def]
         """The theme, made once per builder (templates compiled up front for a large render)."""
+        # lazy: 87 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.render import PARALLEL_PAGES
         from papernotes.site.theme import Theme
 
@@ -323,6 +329,7 @@ class Builder:
                             incremental: bool) -> tuple[list[tuple[str, Diagnostic]], bool]:
         """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
         the pages' problems and whether the search entries of the edited bodies are still to publish."""
+        # lazy: 317 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
         from papernotes.site.search import corpus_bodies, search_files
@@ -375,6 +382,7 @@ class Builder:
 
     def _publish_search_update(self, plan: SitePlan, cache: BuildCache) -> None:
         """The search entries of the note bodies whose pages were just published, as a second publish."""
+        # lazy: 334 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies, forget, search_update
 
         staging, project = self.staging, self.project

@@ -22,6 +22,7 @@ from papernotes.corpus.model import Entry, Note
 from papernotes.errors import Diagnostic, error, warning
 from papernotes import paths
 from papernotes.taxonomy import Taxonomy
+from papernotes.site.plan import site_urls
 
 RESERVED = paths.RESERVED_TOP
 
@@ -90,8 +91,6 @@ def _with_aliases(entries: list[Entry], problems: list[Diagnostic]) -> list[Entr
     or take the URL of any other page: a note, a venue, domain or topic page, or
     an earlier note's alias.
     """
-    from papernotes.site.plan import site_urls
-
     if not any(e.note.aliases for e in entries):
         return entries
     pages = site_urls(entries)

@@ -33,6 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+import watchfiles
+
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.corpus.load import SKIP_FILES
 from papernotes.errors import PapernotesError
@@ -301,8 +303,6 @@ class DevServer(ThreadingHTTPServer):
 
     def watch(self) -> None:
         """Rebuild on every batch of changes until ``stop``; a failing build never ends the loop."""
-        import watchfiles
-
         output = self.site.resolve()
 
         def wanted(change: Any, path: str) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 from papernotes.corpus.model import Entry
 from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
 from papernotes.text import normalise_title
+from papernotes.site.plan import domain_label, venue_label
 
 CHUNK = 8
 """Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
@@ -86,8 +87,6 @@ def shown(fragment: str, source: str, limit: int = 0) -> str | list[str]:
 
 
 def facets(docs: Sequence[Entry], lang: str) -> Facets:
-    from papernotes.site.plan import domain_label, venue_label
-
     venues: dict[str, int] = {}
     domains: dict[str, int] = {}
     venue_rows: list[list[object]] = []

@@ -36,6 +36,7 @@ from papernotes.site.search.encode import cut, encode_shard, encode_shards, gath
 from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index, forget_base
 from papernotes.site.search.store import updatable as _updatable
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
+from papernotes.corpus.frontmatter import split_front_matter
 
 BodyReader = Callable[[Note], str]
 PARALLEL_NOTES = 200
@@ -97,8 +98,6 @@ class SearchFiles(Mapping[str, bytes]):
 
 def corpus_bodies(corpus: Path) -> BodyReader:
     """Reads a note's Markdown body from the corpus (``""`` when the file is unreadable: its page says why)."""
-    from papernotes.corpus.frontmatter import split_front_matter
-
     def read(note: Note) -> str:
         try:
             with open(corpus / note.path, "rb") as file:  # bytes, then decoded: 40 % less time than read_text
