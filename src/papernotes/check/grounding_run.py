@@ -107,7 +107,6 @@ def ground_corpus(root: Path, notes: Sequence[Note], workers: int | None = None)
         require("pypdf", "check --grounding")
     workers = workers or os.cpu_count() or 1
     if len(jobs) >= PARALLEL_THRESHOLD and workers >= 2:
-
         folder = cache_dir(root)  # worker processes pay off only for papers not read yet
         fresh = sum(not is_cached((root / path).with_suffix(".pdf"), folder) for path, _, _ in jobs)
         workers = workers if fresh >= PARALLEL_THRESHOLD else 1

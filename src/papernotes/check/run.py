@@ -16,6 +16,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import NamedTuple
 
+from papernotes import extras
 from papernotes.cache import BuildCache
 from papernotes.check.site import site_problems
 from papernotes.check.translations import translation_problems
@@ -28,7 +29,6 @@ from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.site.resolve import resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.text import normalise_title
-from papernotes.extras import available
 
 REQUIRED_SECTIONS = ("summary", "background", "method", "experiments", "highlights", "limitations")
 
@@ -43,7 +43,7 @@ class CheckOptions:
     site: Path | None = None
     """A built site whose pages are compared with the corpus."""
     grounding: bool = False
-    """Check every number a note states against its paper, the PDF beside it (``check.grounding``)."""
+    """Check every number a note states against its paper, the PDF beside it (``intake.grounding``)."""
 
 
 def section_problems(note: Note) -> list[Diagnostic]:
@@ -193,7 +193,7 @@ def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None)
 
 
 def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float) -> list[Diagnostic]:
-    if not available("sklearn"):  # the learned classifier is an extra; `check` works without it
+    if not extras.available("sklearn"):  # the learned classifier is an extra; `check` works without it
         return []
     # lazy: 184 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
     from papernotes.classify.learned import suspected_misfiles

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from papernotes import extras
 from papernotes.classify.prediction import MIN_CONFIDENCE, MISFILE_THRESHOLD, too_few_labels
 from papernotes.cli.common import app, err, fail, model_line, out
 from papernotes.cli.output import error, report
-from papernotes.extras import available, missing_message, MissingExtraError
 
 if TYPE_CHECKING:
     from papernotes.classify.apply import Applied
@@ -125,8 +125,8 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
 
         err.print(f"{reason}; until then the taxonomy's rules decide the clear cases", highlight=False)
         return predict_by_rules(notes, taxonomy)
-    if not available("sklearn"):  # the learned classifier is an extra
-        raise MissingExtraError(missing_message("sklearn", "papernotes classify"))
+    if not extras.available("sklearn"):  # the learned classifier is an extra
+        raise extras.MissingExtraError(extras.missing_message("sklearn", "papernotes classify"))
     # lazy: 327 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
     from papernotes.classify import learned
 

@@ -195,7 +195,6 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def load_notes(root: Path) -> list[Note]:
-
     with BuildCache(None) as cache:
         return list(load_corpus(root, cache).notes)
 

@@ -5,13 +5,13 @@ translation. Out: what the original has that the translation lost, each item
 described for a repair request and for the report.
 
 - formulas: every ``$…$``, ``$$…$$``, ``\\(…\\)`` and ``\\[…\\]`` as the renderer
-  finds them (``check.formulas.extract_formulas``), compared by their TeX with
+  finds them (``corpus.formulas.extract_formulas``), compared by their TeX with
   white space collapsed;
 - code: every fenced code block (its lines, trailing blanks ignored) and every
   inline code span;
 - link targets: the target of every ``[text](target)``, ``href``, ``<URL>`` and
   bare ``http(s)://`` URL;
-- numbers: every number ``check.grounding.note_numbers`` finds (decimals,
+- numbers: every number ``intake.grounding.note_numbers`` finds (decimals,
   percentages, factors, table cells, integers in prose; not years, section or
   figure numbers, versions, names such as GPT-4), compared by their digits at
   the precision written (``12.50`` is not ``12.5``); a number with a scale

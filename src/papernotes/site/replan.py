@@ -186,7 +186,6 @@ def _language_names(project: Project) -> dict[str, str]:
 
 
 def _published_row(entry: Entry, position: int) -> PublishedNote:
-
     return PublishedNote(entry.note.path, entry.note.digest, listing_digest(entry), entry.url,
                          cell_url(entry.venue, entry.domain), position, title_text(entry.note.title),
                          tuple(t.slug for t in entry.topics), _alias_urls(entry))
