@@ -17,9 +17,11 @@ Domains are the slugs of ``papernotes/data/domains.toml``; venues are eleven
 ids of known series (ICML2025, NeurIPS2025, ...).
 
 Same seed and same statistics source (corpus or built-in defaults, see
-``--stats``) give byte-identical output.
+``--stats``) give byte-identical output. ``--pdfs`` also puts a generated paper
+(fpdf2, two pages, a vector Figure 1 and Figure 2 with captions, each note's
+own title, boxes and colours) beside every note, ``foo.md`` ↔ ``foo.pdf``.
 
-Usage: python benchmarks/synth.py OUT --notes 10000 [--seed 1] [--stats auto|corpus|defaults]
+Usage: python benchmarks/synth.py OUT --notes 10000 [--seed 1] [--stats auto|corpus|defaults] [--pdfs]
 """
 from __future__ import annotations
 
@@ -365,8 +367,9 @@ def domain_slugs(path: Path = DOMAINS_TOML) -> list[str]:
         return [d["slug"] for d in tomllib.load(handle)["domain"]]
 
 
-def generate(out: Path, notes: int, seed: int = 1, shapes: Sequence[Shape] | None = None) -> int:
-    """Write ``notes`` synthetic notes under ``out``; returns the number of bytes written."""
+def generate(out: Path, notes: int, seed: int = 1, shapes: Sequence[Shape] | None = None, pdfs: bool = False) -> int:
+    """Write ``notes`` synthetic notes under ``out`` (``pdfs``: each with a generated paper beside it); returns
+    the number of bytes written."""
     rng = FastRandom(seed)
     shapes = list(shapes) if shapes else default_shapes(FastRandom(seed))
     writer = Writer(rng)
@@ -404,7 +407,54 @@ def generate(out: Path, notes: int, seed: int = 1, shapes: Sequence[Shape] | Non
         finally:
             os.close(fd)
         written += len(data)
+        if pdfs:
+            paper = paper_pdf(random.Random(f"{seed}:{serial}"), title)  # its own stream: notes stay as they are
+            (out / f"{key}.pdf").write_bytes(paper)
+            written += len(paper)
     return written
+
+
+def paper_pdf(rng: random.Random, title: str) -> bytes:
+    """A small two-page paper: title, prose, a vector Figure 1 (boxes and arrows) and a Figure 2 (bars)."""
+    from fpdf import FPDF  # a benchmark's extra (fpdf2), only for --pdfs
+
+    pdf = FPDF(unit="pt", format="letter")
+    pdf.set_auto_page_break(False)
+    pdf.set_font("helvetica", size=10)
+    words = " ".join(rng.choice(_PROSE) for _ in range(60))
+    for page in (1, 2):
+        pdf.add_page()
+        pdf.set_xy(72, 60)
+        if page == 1:
+            pdf.set_font("helvetica", "B", 16)
+            pdf.multi_cell(468, 20, title.encode("latin-1", "replace").decode("latin-1"))
+            pdf.set_font("helvetica", size=10)
+        pdf.set_xy(72, pdf.get_y() + 10)
+        pdf.multi_cell(468, 13, words)
+        top = pdf.get_y() + 20
+        pdf.set_fill_color(rng.randrange(60, 220), rng.randrange(60, 220), rng.randrange(60, 220))
+        if page == 1:
+            boxes = rng.randrange(2, 5)
+            width = (468 - 20 * (boxes - 1)) / boxes
+            for i in range(boxes):
+                pdf.rect(72 + i * (width + 20), top, width, rng.randrange(60, 120), style="DF")
+                if i:
+                    pdf.line(72 + i * (width + 20) - 20, top + 30, 72 + i * (width + 20), top + 30)
+            caption = "Figure 1: Overview of the method. " + " ".join(rng.choice(_PROSE) for _ in range(8))
+        else:
+            for i in range(8):
+                height = rng.randrange(20, 120)
+                pdf.rect(92 + i * 52, top + 120 - height, 36, height, style="DF")
+            caption = "Figure 2 Results grow with scale. " + " ".join(rng.choice(_PROSE) for _ in range(6))
+        pdf.set_xy(72, top + 140)
+        pdf.multi_cell(468, 13, caption)
+        pdf.set_xy(72, pdf.get_y() + 14)
+        pdf.multi_cell(468, 13, words)
+    return bytes(pdf.output())
+
+
+_PROSE = ("model", "training", "data", "we", "show", "that", "the", "results", "improve", "with", "scale",
+          "attention", "layers", "loss", "gradient", "benchmark", "accuracy", "method", "baseline", "tokens")
 
 
 def load_shapes(stats: str, docs: Path) -> tuple[list[Shape] | None, str]:
@@ -426,12 +476,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--stats", choices=("auto", "corpus", "defaults"), default="auto",
                         help="note-size statistics: the reference corpus when present (auto), or built-in defaults")
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="reference corpus for --stats")
+    parser.add_argument("--pdfs", action="store_true", help="a generated PDF with two figures beside every note")
     args = parser.parse_args(argv)
     if args.out.exists() and any(os.scandir(args.out)):
         parser.error(f"{args.out} is not empty")
     started = time.perf_counter()
     shapes, source = load_shapes(args.stats, args.docs)
-    size = generate(args.out, args.notes, args.seed, shapes)
+    size = generate(args.out, args.notes, args.seed, shapes, args.pdfs)
     print(f"{args.notes} notes, {size / 1e6:.1f} MB in {args.out} ({source}, seed {args.seed}) "
           f"in {time.perf_counter() - started:.1f}s")
     return 0

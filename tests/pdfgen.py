@@ -60,6 +60,8 @@ class Figure:
     label: str = ""
     """Small text right under the drawing and over the caption, as an axis label in a TikZ plot."""
     caption_above: bool = False
+    inside: tuple[str, ...] = ()
+    """Labels written inside a vector figure's three boxes, as a diagram's node names."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,9 @@ class RuledTable:
 
     rows: tuple[tuple[str, ...], ...]
     caption: str
+    spans: tuple[tuple[str, int, int], ...] = ()
+    """Headers over several columns, ``(text, first, last)`` (0 is the label column), above the header row
+    with a short rule under each (booktabs' ``\\cmidrule``)."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,8 @@ class _Op:
     bold: bool = False
     size: float = SIZE
     column: int = 0
+    row: int = 0
+    """Cells of one table row share a number (0: not a table cell)."""
 
 
 @dataclass
@@ -110,10 +117,16 @@ class _Page:
 class Paper:
     """Build a paper page by page: ``front(...)``, ``flow(blocks, columns=2)``, ``save(path)``."""
 
-    def __init__(self, title: str = "A Generated Paper", outline: bool = True, header: str = "Generated Paper 2026") -> None:
+    def __init__(self, title: str = "A Generated Paper", outline: bool = True, header: str = "Generated Paper 2026",
+                 pdflatex: bool = False) -> None:
+        """``pdflatex``: draw text as pdflatex does — a line in many short runs (math, superscripts and font
+        changes split it; here a change of font every two words) and a table row as one run whose cells are
+        kerned apart (one ``TJ`` array)."""
         self.title = title
         self.outline = outline
         self.header = header
+        self.pdflatex = pdflatex
+        self.rows = 0
         self.pdf = FPDF(unit="pt", format="letter")
         self.pdf.set_auto_page_break(False)
         self.pdf.set_title(title)
@@ -227,8 +240,10 @@ class Paper:
                 cell = (width - first) / max(len(r) - 1 for r in block.rows)
                 for row in block.rows:
                     pg, y = advance(LEADING)
+                    self.rows += 1
                     for k, text in enumerate(row):
-                        pg.ops.append(_Op(left() + (first + (k - 1) * cell if k else 0), y, text, column=col()))
+                        pg.ops.append(_Op(left() + (first + (k - 1) * cell if k else 0), y, text, column=col(),
+                                          row=self.rows))
                 self.y += LEADING / 2
 
     def _record(self, caption: str, x0: float, top: float, x1: float, bottom: float) -> None:
@@ -252,6 +267,8 @@ class Paper:
             w, h = (width - 40) / 3, block.height
             for k in range(3):  # three boxes joined by arrows, a method diagram
                 pg.drawings.append(("rect", x + 10 + k * (w + 10), top + h / 4, w, h / 2))
+                if k < len(block.inside):
+                    pg.ops.append(_Op(x + 14 + k * (w + 10), top + h / 2 + 3, block.inside[k], size=8))
                 if k:
                     pg.drawings.append(("line", x + k * (w + 10), top + h / 2, 10, 0))
             pg.drawings.append(("line", x + 10, top, width - 20, 0))
@@ -271,10 +288,18 @@ class Paper:
         pg, rule, x, column = place(LEADING * 0.75)  # abovetopsep: the rule clear of the caption
         top = rule - 4
         pg.drawings.append(("line", x, top, width, 0))
+        if block.spans:
+            pg, y, x, column = place(LEADING)
+            for text, a, b in block.spans:
+                x0, x1 = x + first + (a - 1) * cell, x + first + b * cell - 6
+                pg.ops.append(_Op((x0 + x1 - self._width(text)) / 2, y, text, column=column))
+                pg.drawings.append(("line", x0, y + 3, x1 - x0, 0))
         for i, row in enumerate(block.rows):
             pg, y, x, column = place(LEADING)
+            self.rows += 1
             for k, text in enumerate(row):
-                pg.ops.append(_Op(x + (first + (k - 1) * cell if k else 0), y, text, bold=i == 0, column=column))
+                pg.ops.append(_Op(x + (first + (k - 1) * cell if k else 0), y, text, bold=i == 0, column=column,
+                                  row=self.rows))
             if i == 0:
                 pg.drawings.append(("line", x, y + 3, width, 0))
         pg, y, x, column = place(LEADING / 2)
@@ -323,14 +348,46 @@ class Paper:
             self.pdf.text(MARGIN_X, 40, self.header)
             self.pdf.text(PAGE_W / 2, 765, str(number))
             # across the columns, line by line: the drawing order is not the reading order
-            for op in sorted(page.ops, key=lambda o: (round(o.y), o.column)):
-                self.pdf.set_font("Helvetica", "B" if op.bold else "", op.size)
-                self.pdf.text(op.x, op.y, op.text)
+            ops = sorted(page.ops, key=lambda o: (round(o.y), o.column, o.x))
+            for op in ops:
+                if self.pdflatex and op.row:
+                    cells = [o for o in ops if o.row == op.row]
+                    if op is cells[0]:
+                        kerned_row(self.pdf, [(o.x, o.text) for o in cells], op.y, op.bold, op.size)
+                elif self.pdflatex:
+                    _runs(self.pdf, op)
+                else:
+                    self.pdf.set_font("Helvetica", "B" if op.bold else "", op.size)
+                    self.pdf.text(op.x, op.y, op.text)
         return bytes(self.pdf.output())
 
     def save(self, path: Path) -> Path:
         path.write_bytes(self.render())
         return path
+
+
+def _runs(pdf: FPDF, op: _Op) -> None:
+    """A line as pdflatex draws one with math in it: runs of two words, the font changing between them."""
+    words, x = op.text.split(" "), op.x
+    for k in range(0, len(words), 2):
+        run = " ".join(words[k:k + 2]) + (" " if k + 2 < len(words) else "")
+        pdf.set_font("Times" if k % 4 else "Helvetica", "B" if op.bold else "", op.size)
+        pdf.text(x, op.y, run)
+        x += pdf.get_string_width(run)
+
+
+def kerned_row(pdf: FPDF, cells: list[tuple[float, str]], y: float, bold: bool = False, size: float = SIZE) -> None:
+    """Cells at their x, drawn as pdflatex draws a table row: one ``TJ`` array, the gaps as kerns (thousandths of
+    an em; pypdf reads each as a single space)."""
+    pdf.set_font("Helvetica", "B" if bold else "", size)
+    pdf.text(cells[0][0], y, "")  # the font is used on this page: fpdf2 lists it in the page's resources
+    parts, end = [], cells[0][0]
+    for x, text in cells:
+        if parts:
+            parts.append(f"{-(x - end) * 1000 / size:.0f}")
+        parts.append("(" + text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)") + ")")
+        end = x + pdf.get_string_width(text)
+    pdf._out(f"BT /F{pdf.current_font.i} {size:.2f} Tf {cells[0][0]:.2f} {PAGE_H - y:.2f} Td [{' '.join(parts)}] TJ ET")
 
 
 def encrypted(data: bytes, password: str = "secret") -> bytes:
@@ -453,7 +510,7 @@ def _marked(pdf: FPDF, x: float, y: float, text: str, size: float, bold: bool = 
 
 def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[str, ...], ...], abstract: str, *,
                affiliations: tuple[str | tuple[str, ...], ...] = (), heading: str = "Abstract", venue: str = "",
-               stamp: str = "", columns: int = 1, metadata_title: str = "") -> Path:
+               stamp: str = "", columns: int = 1, metadata_title: str = "", floats: bool = False) -> Path:
     """A paper's first page (and a second page of text) laid out as a conference template does.
 
     ``title`` lines in 17 pt bold; ``authors`` and ``affiliations`` lines centred, a tuple being cells spread
@@ -461,7 +518,9 @@ def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[st
     the abstract's heading (``""``: none); ``venue`` a key of ``VENUE_LINES`` printed where that template
     prints it; ``stamp`` drawn rotated in the left margin, as arXiv stamps its PDFs; ``columns=2`` puts the
     abstract in the left column and the introduction in the right one, as ICML does. The PDF metadata holds
-    ``metadata_title`` only (real papers often carry none).
+    ``metadata_title`` only (real papers often carry none). ``floats`` (two columns) puts floats at the top of the
+    columns, as LaTeX does under a full-width title: a figure over the abstract, the results table (a header row of
+    words, as an author line looks) over the introduction, reaching higher than the abstract's heading.
     """
     pdf = FPDF(unit="pt", format="letter")
     pdf.set_auto_page_break(False)
@@ -491,6 +550,19 @@ def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[st
             y += size + 3
     y += 16
     left, width = (MARGIN_X, (PAGE_W - 2 * MARGIN_X - GUTTER) / 2) if columns == 2 else (90.0, PAGE_W - 180)
+    if floats and columns == 2:
+        right = left + width + GUTTER
+        pdf.set_font("Helvetica", "", 9)
+        for k, row in enumerate(RESULTS_ROWS):  # rows as pdflatex draws them: one run, cells kerned apart
+            kerned_row(pdf, [(right + (0.34 + (i - 1) * 0.22) * width if i else right, cell)
+                             for i, cell in enumerate(row)], y + 11 * k, size=9)
+        pdf.set_font("Helvetica", "", 9)
+        pdf.text(right, y + 11 * len(RESULTS_ROWS) + 4, TABLE_1)
+        pdf.set_fill_color(120, 160, 220)
+        pdf.rect(left + 20, y - 8, width - 40, 40, style="DF")
+        pdf.set_font("Helvetica", "", 9)
+        pdf.text(left, y + 50, FIGURE_1[:60])
+        y += 72
     if heading:
         pdf.set_font("Helvetica", "B", 12)
         pdf.text(left + (width - pdf.get_string_width(heading)) / 2, y, heading)
@@ -615,9 +687,9 @@ def figures_blocks() -> list[Block]:
     ]
 
 
-def figures_paper(path: Path, columns: int = 2) -> tuple[Path, list[Drawn]]:
-    """A paper with two figures and a table; the PDF and where each was drawn."""
-    paper = Paper("Gutter Networks with Figures", header="")  # two pages: too few for running headers to be dropped
+def figures_paper(path: Path, columns: int = 2, pdflatex: bool = False) -> tuple[Path, list[Drawn]]:
+    """A paper with two figures and a table; the PDF and where each was drawn (``pdflatex``: see ``Paper``)."""
+    paper = Paper("Gutter Networks with Figures", header="", pdflatex=pdflatex)
     paper.front("Ada Reader, Bob Parser", ABSTRACT)
     paper.flow(figures_blocks(), columns=columns)
     paper.flow([Heading("", "References"), Para(REFERENCES)], columns=columns)

@@ -89,8 +89,9 @@ def test_read_json_lists_figures_and_tables(drawn: tuple[Path, list[pdfgen.Drawn
     assert [f["label"] for f in data["figures"]] == ["Figure 1", "Figure 2"]
     assert [t["label"] for t in data["tables"]] == ["Table 1"]
     for item in (*data["figures"], *data["tables"]):
-        assert set(item) == {"label", "page", "bbox", "caption"}
+        assert set(item) == {"label", "page", "bbox", "caption"} | ({"rows"} if item in data["tables"] else set())
         assert item["page"] == pages[item["label"]] and len(item["bbox"]) == 4 and item["bbox"][0] < item["bbox"][2]
+    assert data["tables"][0]["rows"] == [list(row) for row in pdfgen.RESULTS_ROWS]  # cells as drawn, header first
     plain = runner.invoke(app, ["read", str(pdf), "--no-cache"])
     assert plain.exit_code == 0, plain.output
     assert "==== FIGURES AND TABLES (2 + 1) ====" in plain.stdout

@@ -4,7 +4,9 @@ byte for byte with a build from scratch of the same corpus.
 The edits cover every way a note can change what other pages show: its body only (the
 fast path), its title or topics (listing pages re-planned in scope), its domain or
 venue (it moves to another venue × domain page), aliases, a link to another note, a
-new note, a deleted note, a note that stops parsing and is fixed again.
+new note, a deleted note, a note that stops parsing and is fixed again, a PDF added beside a note,
+replaced or removed (its figures on the note's page), front matter ``figures`` set to other numbers,
+``none`` or a bad value.
 """
 from __future__ import annotations
 
@@ -17,11 +19,13 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.cache import BuildCache
-from papernotes.corpus.load import load_corpus
+from papernotes.corpus.load import load_corpus, notes_beside
+from papernotes.layout import paper_of
+from pdfgen import figures_paper, sample_paper
 from papernotes.site.build import Builder, build
 from sitecheck import site_contents
 
-EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break")
+EDITS = ("body", "title", "topics", "domain", "venue", "alias", "link", "add", "remove", "break", "paper", "figures")
 DOMAINS = ("optimization", "llm_reasoning", "model_compression", "multimodal_vlm")
 VENUES = ("ICML2024", "ICLR2024", "NeurIPS2023")
 
@@ -36,11 +40,36 @@ def set_field(text: str, key: str, value: str) -> str:
     return head + sep + body
 
 
+def papers(where: Path) -> list[Path]:
+    """Three PDFs made once: two with figures (laid out apart), one without."""
+    made = [where / "two-columns.pdf", where / "one-column.pdf", where / "no-figures.pdf"]
+    if not made[0].exists():
+        where.mkdir(parents=True, exist_ok=True)
+        figures_paper(made[0])
+        figures_paper(made[1], columns=1)
+        sample_paper(made[2])
+    return made
+
+
 def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> str:
     notes = sorted(p for p in corpus.rglob("*.md"))
     note = rng.choice(notes)
     text = note.read_text(encoding="utf-8")
-    if kind == "body":
+    if kind == "paper":
+        existing = sorted(corpus.rglob("*.pdf"))
+        if existing and rng.random() < 0.4:
+            gone = rng.choice(existing)
+            gone.unlink()
+            return f"remove {gone.name}"
+        paper = corpus / paper_of(note.relative_to(corpus).as_posix())
+        shutil.copyfile(rng.choice(papers(corpus.parent / "papers")), paper)
+        return f"paper {paper.name}"
+    if kind == "figures":  # mostly on a note with a PDF
+        beside = [p for p in notes if (corpus / paper_of(p.relative_to(corpus).as_posix())).exists()]
+        note = rng.choice(beside) if beside and rng.random() < 0.8 else note
+        text = set_field(note.read_text(encoding="utf-8"), "figures",
+                         rng.choice(["[2]", "[1, 2]", "none", "[x]", "[9]", "[]"]))
+    elif kind == "body":
         text += f"\n\n追加 {n}。\n"
     elif kind == "title":
         text = set_field(text, "title", f'"Edited title {n}"')
@@ -72,29 +101,41 @@ def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> str:
 
 
 def files_of(corpus: Path) -> dict[str, tuple[int, int]]:
-    return {p.relative_to(corpus).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size) for p in corpus.rglob("*.md")}
+    return {p.relative_to(corpus).as_posix(): (p.stat().st_mtime_ns, p.stat().st_size)
+            for pattern in ("*.md", "*.pdf") for p in corpus.rglob(pattern)}
 
 
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize("serve", [False, True], ids=["build", "serve"])
-def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path, serve: bool) -> None:
-    """``serve``: one Builder for the whole walk, told which files changed, as ``serve`` does."""
-    rng = random.Random(7 + serve)
+@pytest.mark.parametrize(("serve", "editions"), [(False, True), (True, True), (False, False)],
+                         ids=["build", "serve", "one-language"])
+def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_path: Path, serve: bool,
+                                                                          editions: bool) -> None:
+    """``serve``: one Builder for the whole walk, told which files changed, as ``serve`` does; ``editions``:
+    the examples' two editions, else the site language's only (scoped plans)."""
+    rng = random.Random(7 + serve + 2 * (not editions))
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    if not editions:
+        config = corpus / "papernotes.toml"
+        config.write_text(re.sub(r"(?m)^languages = .*\n", "", config.read_text(encoding="utf-8")), encoding="utf-8")
     site = tmp_path / "site"
     builder = Builder(corpus, site)
     builder.build()
-    history = []
-    for n in range(30 if not serve else 20):
+    history: list[list[str]] = []
+    figures: list[int] = []  # figure images on the site after each step
+    for n in range(36 if not serve and editions else 24):
         before = files_of(corpus)
         kinds = rng.sample(EDITS, rng.choice((1, 1, 2)))
+        if n % 3 == 1:  # PDFs and `figures:` every third step, so a short walk has them all
+            kinds = ["paper", "figures"][:1 + n % 2] + kinds[:1]
         history.append([edit(corpus, kind, rng, n) for kind in kinds])
         if rng.random() < 0.3:  # fix the broken notes again
             for broken in corpus.rglob("broken_*.md"):
                 broken.unlink()
         after = files_of(corpus)
         edited = {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
+        # as ``serve`` is told: a PDF's change is one of the notes beside it
+        edited = {n for p in edited for n in ([p] if p.endswith(".md") else notes_beside(corpus, p))}
         if not serve:
             assert_the_files_saved_since_find_what_changed(builder, corpus, history)
         if serve:
@@ -102,8 +143,13 @@ def test_a_random_walk_of_edits_rebuilds_exactly_what_a_clean_build_makes(tmp_pa
         else:
             build(corpus, site)
         assert_equal_to_a_clean_build(corpus, site, tmp_path / "clean", history)
+        figures.append(len(list(site.rglob("figure-*.*"))))
+    done = {step.split()[0] + "." + step.rpartition(".")[2] for steps in history for step in steps}
+    # the walk added, replaced and removed PDFs and set `figures:`; figure images came and went
+    assert {"paper.pdf", "remove.pdf", "figures.md"} <= done, history
+    assert max(figures) > 0 and any(b < a for a, b in zip(figures, figures[1:])), figures
     if serve:  # an edit parsed by another command (``check``) that serve is not told of: a whole build finds it
-        first, second = sorted(files_of(corpus))[:2]
+        first, second = sorted(p for p in files_of(corpus) if p.endswith(".md"))[:2]
         for rel in (first, second):
             note = corpus / rel
             note.write_text(note.read_text(encoding="utf-8") + "\n\nAfter the session.\n", encoding="utf-8")

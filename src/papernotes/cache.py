@@ -24,7 +24,7 @@ from typing import Any
 from papernotes import __version__
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-15"  # 15: an unknown front-matter key is a warning (cached parse diagnostics)
+SCHEMA_VERSION = f"{__version__}-16"  # 16: unknown front-matter keys warn (cached parse diagnostics); notes carry their figures
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -465,6 +465,18 @@ class BuildCache:
             if row is not None:
                 out[url] = row[0]
         return out
+
+    def figure_files(self, site: str, note_urls: Iterable[str]) -> set[str]:
+        """The figure images (``site/figures.py``) the site has beside the note pages at ``note_urls``."""
+        found = set()
+        for url in note_urls:
+            # the URLs just under ``url``: from ``url`` to ``url`` with its last ``/`` raised by one
+            for (name,) in self.db.execute("SELECT url FROM pages WHERE site = ? AND url > ? AND url < ?",
+                                           (site, url, url[:-1] + "0")):
+                rest = name[len(url):]
+                if "/" not in rest and rest.startswith("figure-"):
+                    found.add(name)
+        return found
 
     def record_pages(self, site: str, fingerprints: dict[str, str], removed: Iterable[str] = (), *,
                      replace: bool = False) -> None:

@@ -88,6 +88,11 @@ class SiteConfig(BaseModel):
         False, description="Publish the raw HTML of note bodies as written, scripts and styles included. Only for a "
         "site whose every note you wrote yourself: by default bodies go through an allow-list sanitiser. Titles, "
         "summaries and imported meta values are sanitised whatever this says (they reach every listing page).")
+    figures: bool = Field(
+        True, description="Show the figures of the PDF beside each note (foo.md ↔ foo.pdf): its Figure 1 (else its "
+        "first figure) under the summary and as the page's og:image, and the ones front matter `figures: [2, 3]` "
+        "lists. Rendering needs the pdf extra (pypdfium2); images are cached in .papernotes/figures/. false: no "
+        "figures on any page, and no PDF is opened.")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
 

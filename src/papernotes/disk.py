@@ -34,8 +34,9 @@ _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix."""
+def atomic_write(path: Path, data: bytes | str, durable: bool = True) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never a mix. ``durable=False``
+    skips the ``fsync`` (a cache, which a crash may lose but never sees half-written)."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -43,7 +44,8 @@ def atomic_write(path: Path, data: bytes | str) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         try:
             mode = path.stat().st_mode & 0o777
         except FileNotFoundError:
@@ -187,18 +189,30 @@ class Staging:
             raise _outside(rel, self.out)
         return rel
 
-    def write(self, rel: str, data: bytes) -> None:
+    def _target(self, rel: str) -> str:
+        """Where the file for ``rel`` is staged (its folder made)."""
         self._checked(rel)
         if self.incremental:
-            target = os.path.join(self.staged, self._staged_name(rel))
-        else:
-            target = os.path.join(self.tmp, rel)
-            parent = os.path.dirname(target)
-            if parent not in self._made:
-                os.makedirs(parent, exist_ok=True)
-                self._made.add(parent)
-        with open(target, "wb") as handle:
+            return os.path.join(self.staged, self._staged_name(rel))
+        target = os.path.join(self.tmp, rel)
+        parent = os.path.dirname(target)
+        if parent not in self._made:
+            os.makedirs(parent, exist_ok=True)
+            self._made.add(parent)
+        return target
+
+    def write(self, rel: str, data: bytes) -> None:
+        with open(self._target(rel), "wb") as handle:
             handle.write(data)
+
+    def link(self, rel: str, source: str) -> None:
+        """Put the file ``source`` (an image of the figure cache, never rewritten in place) at ``rel``: a hard
+        link, or a copy where the site is on another file system."""
+        target = self._target(rel)
+        try:
+            os.link(source, target)
+        except OSError:  # another file system, or links refused: a copy
+            shutil.copyfile(source, target)
 
     def planned_writes(self, rels: list[str]) -> None:
         """Record the files written (possibly by worker processes) for the incremental journal."""

@@ -9,3 +9,15 @@ CACHE_DIR = ".papernotes"
 """Caches, manifests and reports, at the root of the corpus; deleting it is always safe."""
 MANIFEST_NAME = "papernotes-manifest.json"
 """The published-pages record, at the root of a built site (``site/manifest.py``)."""
+LANGUAGES = ("zh", "en")
+"""Languages a note may be written in; also the suffixes of translations (``foo.en.md``)."""
+
+
+def paper_of(note: str) -> str:
+    """Where the PDF of the note at ``note`` lies: beside it, with the same stem (``foo.md`` ↔ ``foo.pdf``,
+    as ``intake.paper.read.paper_path``); a translation's (``foo.en.md``) is its original's."""
+    stem = note[:-3]
+    for lang in LANGUAGES:
+        if stem.endswith("." + lang) and len(stem) > 3 and stem[-4] != "/":
+            return stem[:-3] + ".pdf"
+    return stem + ".pdf"

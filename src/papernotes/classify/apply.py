@@ -9,12 +9,12 @@ and a note that already names a domain is never touched.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from papernotes.classify.prediction import Prediction
+from papernotes.corpus.load import note_digest
 from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.model import Note
 from papernotes.errors import Diagnostic, warning
@@ -62,7 +62,7 @@ def _write(root: Path, note: Note, domain: str) -> str:
         current = read(source)[0].get("domain")
     except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
         return f"cannot read it again ({exc})"
-    if note.digest and hashlib.sha1(data).hexdigest() != note.digest:
+    if note.digest and note_digest(root, note.path, data)[0] != note.digest:
         return "the file changed while classifying"
     if current is not None and not (isinstance(current, str) and not current.strip()):
         return "its `domain` line is not empty"

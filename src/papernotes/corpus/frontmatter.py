@@ -26,7 +26,7 @@ TEXT_KEYS = frozenset({"id", "title", "venue", "domain", "slug", "summary", "lan
                        "domain_label", "draft_engine", "draft_error", "draft_model"})
 """Top-level keys whose plain scalars are text as typed, never numbers or bools."""
 KEY_ORDER = ("id", "title", "venue", "domain", "lang", "authors", "summary", "keywords", "topics", "ratings",
-             "links", "abstract", "status", "draft_engine", "draft_error", "draft_digest")
+             "links", "figures", "abstract", "status", "draft_engine", "draft_error", "draft_digest")
 """Canonical order of the keys papernotes writes; other keys follow in their own order."""
 WIDTH = 100
 """Lines the writer makes stay within this width where the text allows it."""

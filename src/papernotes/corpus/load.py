@@ -16,7 +16,7 @@ import re
 import signal
 import stat
 from collections.abc import Callable, Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from itertools import chain, repeat
 from pathlib import Path
@@ -33,7 +33,7 @@ from papernotes.cache import (
 )
 from papernotes.corpus import limits
 from papernotes.errors import CorpusError, Diagnostic, error, warning
-from papernotes.layout import CACHE_DIR
+from papernotes.layout import CACHE_DIR, LANGUAGES, paper_of
 
 if TYPE_CHECKING:  # parsing and decoding load only when needed: a no-op build stays light
     from papernotes.corpus.model import Note
@@ -72,6 +72,44 @@ def _shown(rel: str) -> str:
         return rel
     text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     return _UNSHOWABLE.sub(lambda m: repr(m.group())[1:-1], text)
+
+
+def with_paper(mtime_ns: int, paper: os.stat_result) -> int:
+    """A note's mtime as the scan records it when a PDF lies beside it: mixed with the PDF's mtime and size,
+    so adding, replacing or removing the PDF reads as an edit of the note (and only of that note)."""
+    mixed = hashlib.blake2b(f"{paper.st_mtime_ns}:{paper.st_size}".encode(), digest_size=8).digest()
+    return mtime_ns ^ (int.from_bytes(mixed, "little") >> 2)
+
+
+def notes_beside(root: Path, paper: str) -> list[str]:
+    """The notes whose PDF is ``paper`` (``paper_of`` the other way round): the original and its translations
+    that exist."""
+    stem = paper[:-4]
+    return [rel for rel in (f"{stem}.md", *(f"{stem}.{lang}.md" for lang in LANGUAGES)) if (root / rel).is_file()]
+
+
+def _paper_stat(path: str | Path) -> os.stat_result | None:
+    """The PDF at ``path`` if it is a regular file (a link is never followed to a PDF)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
+def note_digest(root: Path, rel: str, data: bytes) -> tuple[str, str]:
+    """The digest a note's record carries, and its PDF's path (``""`` without one).
+
+    The SHA-1 of the file's bytes, with the stat of the PDF beside it mixed in: a
+    replaced PDF is an edit of its note. Whoever checks that a note is still as it
+    was read (``classify --apply``) compares with this, never with the bytes alone.
+    """
+    hashed = hashlib.sha1(data)
+    paper = paper_of(rel)
+    if (paper_st := _paper_stat(root / paper)) is None:
+        return hashed.hexdigest(), ""
+    hashed.update(f"\0paper\0{paper}\0{paper_st.st_mtime_ns}\0{paper_st.st_size}".encode())
+    return hashed.hexdigest(), paper
 
 
 def _inside(real: str, root_real: str) -> bool:
@@ -204,6 +242,7 @@ class _Walk:
         # one search per folder; names are looked at one by one only when one of them is odd
         odd = _UNSHOWABLE.search("/".join([entry.name for entry in entries])) is not None
         top = not prefix
+        papers: dict[str, os.DirEntry[str]] = {}  # PDFs of the folder by stem
         for entry in entries:
             name = entry.name
             if name[0] in "._" or name == "node_modules":
@@ -238,8 +277,29 @@ class _Walk:
                         self.refuse(rel, "not a regular file; skipped", st)
                     else:
                         self.add_file(rel, st)
+                elif name[-4:] == ".pdf":
+                    papers[name[:-4]] = entry
             except OSError as exc:
                 self.refuse(rel, f"cannot read: {exc.strerror}; skipped")
+        if papers:
+            self.beside_papers(prefix, entries, papers)
+
+    def beside_papers(self, prefix: str, entries: list[os.DirEntry[str]], papers: dict[str, os.DirEntry[str]]) -> None:
+        """Mix into each note's mtime the PDF beside it (``with_paper``): one more ``stat`` per PDF, none in a
+        corpus without PDFs."""
+        out, root_dev = self.out, self.root_dev
+        for entry in entries:
+            name = entry.name
+            if name[-3:] != ".md" or (paper := papers.get(paper_of(name)[:-4])) is None:
+                continue
+            try:
+                st, paper_st = entry.stat(follow_symlinks=False), paper.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            key = st.st_ino if st.st_dev == root_dev else (st.st_dev, st.st_ino)
+            found = out.get(key)
+            if found is not None and found.path == prefix + name and stat.S_ISREG(paper_st.st_mode):
+                out[key] = found._replace(mtime_ns=with_paper(found.mtime_ns, paper_st))
 
     def fork(self, share: list[tuple[str, str]]) -> tuple[int, int] | None:
         """A child process that walks ``share`` and sends back what it found: ``(pid, pipe)``, or None."""
@@ -379,13 +439,15 @@ def read_note(root: Path, rel: str) -> tuple[Note | None, list[Diagnostic], str]
         parse_note,  # the Markdown engine loads only when a file changed
     )
 
-    digest = hashlib.sha1(data).hexdigest()
+    digest, paper = note_digest(root, rel, data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         return None, [error(rel, line, "file is not valid UTF-8", "encoding")], digest
     note, problems = parse_note(rel, text, digest)
+    if note is not None and paper:
+        note = replace(note, paper=paper)
     return note, problems, digest
 
 
@@ -584,7 +646,9 @@ def load_paths(root: Path, cache: BuildCache, paths: Collection[str]) -> LoadedC
         except OSError:
             gone.append(rel)
             continue
-        found.append(SourceFile(rel, st.st_mtime_ns, st.st_size))
+        paper_st = _paper_stat(root / paper_of(rel))
+        found.append(SourceFile(rel, st.st_mtime_ns if paper_st is None else with_paper(st.st_mtime_ns, paper_st),
+                                st.st_size))
     fresh = _parse_files(root, [f.path for f in found], 1)
     generation = _saved(generation, cache.save_notes(
         {f.path: NoteRow(f.mtime_ns, f.size, fresh[f.path][2], *_encoded(*fresh[f.path][:2])) for f in found}, gone))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from papernotes import layout
 from papernotes.taxonomy import Domain, Topic, Venue
 
 #: Canonical sections in display order: key -> (zh heading, en heading, other accepted headings).
@@ -34,7 +35,7 @@ RATING_KEYS: dict[str, tuple[str, ...]] = {
 
 LINK_KINDS = ("arxiv", "openreview", "code", "pdf")
 
-LANGUAGES = ("zh", "en")
+LANGUAGES = layout.LANGUAGES
 """Languages a note may be written in; also the suffixes of translations (``foo.en.md``)."""
 
 
@@ -142,6 +143,14 @@ class Note:
     text_digest: str = ""
     """SHA-1 of what a translation is made from: title, front-matter summary, keywords and body
     (``corpus.translation.text_digest``); a translation records its original's."""
+    figures: tuple[int, ...] = ()
+    """Front matter ``figures: [2, 3]``: numbers of the paper's figures the page shows besides its teaser."""
+    show_figures: bool = True
+    """False when front matter says ``figures: none``: the page shows no figure, not even the teaser."""
+    paper: str = ""
+    """The PDF beside the note (``foo.md`` ↔ ``foo.pdf``; a translation's is its original's), relative to the
+    corpus; ``""`` when there is none. Set by the load stage, which folds the PDF's mtime and size into
+    ``digest``, so a PDF added, replaced or removed is an edit of the note."""
 
     def line_of(self, key: str) -> int:
         return self.field_lines.get(key, 1)

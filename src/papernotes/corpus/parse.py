@@ -22,7 +22,7 @@ from papernotes.taxonomy import suggest
 
 REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
-              "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of"}
+              "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of", "figures"}
 """Keys the parser reads into ``Note`` fields."""
 WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model", "draft_digest",  # draft
                           "meta", "mkdocs_header", "domain_label"})  # import-mkdocs
@@ -179,6 +179,27 @@ def _ratings(value: Any, path: str, line: int, problems: list[Diagnostic]) -> tu
             continue
         out.append((str(key), float(score)))
     return tuple(out)
+
+
+def _figures(value: Any, path: str, line: int, problems: list[Diagnostic]) -> tuple[tuple[int, ...], bool]:
+    """Front matter ``figures``: ``([numbers], True)``; ``none`` (or ``false``) shows no figure at all.
+    A value of another shape is a warning and leaves the default (the teaser only): the page still builds."""
+    if value is None:
+        return (), True
+    if value is False or (isinstance(value, str) and value.strip().casefold() == "none"):
+        return (), False
+    items = value if isinstance(value, list) else re.split(r"[,，\s]+", value.strip()) if isinstance(value, str) \
+        else [value]
+    numbers: list[int] = []
+    for item in items:
+        text = str(item).strip() if isinstance(item, (str, int)) and not isinstance(item, bool) else ""
+        if not text.isascii() or not text.isdigit() or int(text) < 1:
+            problems.append(warning(path, line, f"`figures` lists figure numbers, as in `figures: [2, 3]`, or is "
+                                                f"`none`; {item!r} is not a figure number (ignored)", "figures"))
+            continue
+        if int(text) not in numbers:
+            numbers.append(int(text))
+    return tuple(numbers), True
 
 
 def _grounding(value: Any, path: str, line: int, problems: list[Diagnostic]) -> Grounding | None:
@@ -340,6 +361,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
 
     ratings = _ratings(data.get("ratings"), path, line_of("ratings"), problems)
     grounding = _grounding(data.get("grounding"), path, line_of("grounding"), problems)
+    figures, show_figures = _figures(data.get("figures"), path, line_of("figures"), problems)
     if not ratings:
         ratings = ratings_from_section(ratings_text)
 
@@ -383,5 +405,7 @@ def parse_note(path: str, text: str, digest: str = "") -> tuple[Note | None, lis
         grounding=grounding,
         translation_of=translation,
         text_digest=text_digest(fields["title"], fields["summary"], lists["keywords"] or (), body),
+        figures=figures,
+        show_figures=show_figures,
     )
     return note, problems

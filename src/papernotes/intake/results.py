@@ -11,15 +11,17 @@ What is not prose is left out of the sentences: table rows (a paragraph of
 ``papernotes.intake.paper.cleanup``), two rows run together on one line,
 pseudo-code (``Algorithm 2``, ``Require:``, ``20: Estimate …``) and captions.
 
-A table is a run of row paragraphs, possibly split by group header lines (a
-short line on its own, "Qwen3-8B"); its caption is the ``Table N:`` text just
-before or after it. The main results table is the first with a header row
+A table is, first, one found from its caption with its rows of cells
+(``PaperText.tables``, exact: pdflatex runs a row's cells together in the
+text); else a run of row paragraphs, possibly split by group header lines (a
+short line on its own, "Qwen3-8B"), whose caption is the ``Table N:`` text
+just before or after it. The main results table is the first with a header row
 (mostly words, as many cells as the numeric rows) and at least two numeric
 rows, preferring one that has the paper's method (its name, or "Ours") and one
 in the experiments/results sections; rows that do not fit (another cell count,
 words after numbers: two rows merged) are left out, and so are all but the
-method's group when the table has groups; a second header row after numeric
-rows starts another table.
+method's group (its largest, when it is in several) when the table has groups;
+a second header row after numeric rows starts another table.
 """
 from __future__ import annotations
 
@@ -203,8 +205,12 @@ def _kind(row: list[str]) -> str:
     return "numbers"
 
 
-def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable | None:
-    """The table of one run of paragraphs, or ``None`` without a header row and two numeric rows."""
+def _table(paragraphs: list[Paragraph], caption: str, name: str, headed: bool = False) -> ResultsTable | None:
+    """The table of one run of paragraphs, or ``None`` without a header row and two numeric rows.
+
+    ``headed``: the first row is the header row unless it holds decimals (a table read from its cells, whose
+    header may name sizes or years: "32K", "AIME 2024").
+    """
     rows: list[tuple[str, str, list[str]]] = []  # (kind, group, cells)
     group = ""
     for line, paragraph in ((line, p) for p in paragraphs for line in p.text.split("\n")):
@@ -215,7 +221,7 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
             caption = caption or line  # a caption with numbers ("Table 3: … Qwen3-8B.") reads as a row
             continue
         row = cells(line)
-        kind = _kind(row)
+        kind = "words" if headed and not rows and not re.search(r"\d[.,]\d", line) else _kind(row)
         if kind == "words" and len(row) >= 3 and any(k == "numbers" for k, _, _ in rows):
             break  # another table's header row: the tables stood side by side or one after the other
         rows.append((kind, group, row))
@@ -232,7 +238,9 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
         return None
     fitting = [r for r in numeric if len(r[2]) == width]
     groups = list(dict.fromkeys(g for _, g, _ in fitting))
-    chosen = next((g for g in groups if any(_names(c, name) for _, gg, c in fitting if gg == g)), groups[0])
+    sizes = Counter(g for _, g, _ in fitting)
+    chosen = max((g for g in groups if any(_names(c, name) for _, gg, c in fitting if gg == g)),
+                 key=lambda g: sizes[g], default=groups[0])  # the method's group with the most baselines
     body = [c for _, g, c in fitting if g == chosen]
     if len(body) > MAX_ROWS:
         method = [i for i, c in enumerate(body) if _names(c, name)]
@@ -244,8 +252,35 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str) -> ResultsTable
                         chosen, data - len(body), width - columns)
 
 
+def _printed(paper: PaperText, name: str) -> list[_Found]:
+    """The tables found from their captions (``PaperText.tables``), read from their cells as the page spaces them."""
+    last = max((s.page for s in paper.sections), default=0)
+    found: list[_Found] = []
+    for table in paper.tables:
+        rows = list(table.rows)
+        while rows and len(rows[0]) < 2:
+            rows.pop(0)  # a header spanning the columns under it ("RULER") before the header row
+        caption = table.caption if len(table.caption) <= MAX_CAPTION else split_sentences(table.caption)[0]
+        found_table = _table([Paragraph("  ".join(row), table.page) for row in rows], caption, name, headed=True)
+        if found_table is not None:
+            appendix = bool(paper.appendix) and table.page >= paper.appendix[0].page and table.page > last
+            found.append(_Found(found_table, any(_names(list(r), name) for r in found_table.rows), True, appendix))
+    return found
+
+
 def results_table(paper: PaperText, name: str = "") -> ResultsTable | None:
-    """The paper's main results table, or ``None`` when it has no table with a header row and numeric rows."""
+    """The paper's main results table, or ``None`` when it has no table with a header row and numeric rows.
+
+    The tables found from their captions come first (their cells are exact); the runs of table rows in the
+    text are the fallback (a table whose caption was not found, a PDF pdfium cannot open).
+    """
+    found = _printed(paper, name) or _in_text(paper, name)
+    best = min(found, key=lambda f: (not f.method, f.appendix, not f.results), default=None)
+    return best.table if best is not None else None
+
+
+def _in_text(paper: PaperText, name: str) -> list[_Found]:
+    """The runs of table rows in the sections' text, with the caption next to each."""
     found: list[_Found] = []
     for section, results, appendix in _matching(paper, RESULT_HEADING):
         paragraphs = section.paragraphs
@@ -256,5 +291,4 @@ def results_table(paper: PaperText, name: str = "") -> ResultsTable | None:
             table = _table(list(paragraphs[start:end]), caption, name)
             if table is not None:
                 found.append(_Found(table, any(_names(list(r), name) for r in table.rows), results, appendix))
-    best = min(found, key=lambda f: (not f.method, f.appendix, not f.results), default=None)
-    return best.table if best is not None else None
+    return found

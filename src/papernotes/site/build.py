@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,6 +34,7 @@ from papernotes.testhooks import pause
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
     from papernotes.config import SiteConfig
     from papernotes.corpus.model import Entry
+    from papernotes.site.figures import FigureStore
     from papernotes.site.replan import SitePlan
     from papernotes.site.search.background import Background
     from papernotes.taxonomy import Taxonomy
@@ -72,6 +74,8 @@ class Project:
     salt: str
     """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
     rebuilds every page."""
+    figures: FigureStore | None = None
+    """The figures of the PDFs beside notes (``site/figures.py``); ``None``: pages show none."""
 
 
 def settings_stamp(root: Path, named: Sequence[str]) -> str:
@@ -112,14 +116,17 @@ def open_project(corpus: Path) -> Project:
         load_config,
         load_site_taxonomy,
     )
+    from papernotes.extras import available
 
     root = corpus.resolve()
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
     config, config_fp = load_config(root)
     taxonomy = load_site_taxonomy(root, config)
+    # installing the pdf extra shows the figures it could not
+    figures = config.figures and available("pypdfium2")
     salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
-            f"|{config.language}")
+            f"|{config.language}|{figures}")
     return Project(root, config, taxonomy, salt)
 
 
@@ -146,6 +153,7 @@ class Builder:
         self.progress = progress
         self.cache_file = cache_path(self.root) if use_cache else None
         self._project: Project | None = None
+        self._scratch = tempfile.TemporaryDirectory(prefix="papernotes-figures-") if not use_cache else None
         self._theme = None
         self._theme_precompiled = False
         self._lists: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
@@ -156,7 +164,15 @@ class Builder:
     def project(self) -> Project:
         """Config, taxonomy and salt, read on first use (a build with nothing to do never needs them)."""
         if self._project is None:
-            self._project = open_project(self.root)
+            # lazy: 42 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
+            from papernotes.site.figures import FigureStore
+
+            project = open_project(self.root)
+            # without the build cache, a folder of this builder's (as the parse records live in memory)
+            folder = self.cache_file.parent / "figures" if self.cache_file is not None else Path(
+                self._scratch.name)  # type: ignore[union-attr]
+            self._project = replace(project, figures=FigureStore(project.root, folder, project.config.figures,
+                                                                 self.workers))
         return self._project
 
     def build(self, *, strict: bool = False, edited: Collection[str] | None = None,
@@ -228,6 +244,8 @@ class Builder:
                 if plan is None:
                     plan = replan.plan_whole(project, loaded, cache, strict, on_resolved=self._search_ahead)
             pause("build.planned")
+            if project.figures is not None:
+                project.figures.save()
             result.notes, result.pages, result.translations = plan.state.notes, plan.state.pages, plan.state.translations
             result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
 
@@ -330,6 +348,7 @@ class Builder:
         """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
         the pages' problems and whether the search entries of the edited bodies are still to publish."""
         # lazy: 317 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
+        from papernotes.site.figures import FIGURE_TEMPLATE
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
         from papernotes.site.search import corpus_bodies, search_files
@@ -344,7 +363,8 @@ class Builder:
             for url in stale:
                 staging.remove(output_path(url))
             if plan.entries is not None:
-                shown = [p for p in plan.pages if not p.edition]  # the record covers the site language's edition
+                # the record covers the site language's edition, and pages, not the figure images beside them
+                shown = [p for p in plan.pages if not p.edition and p.template != FIGURE_TEMPLATE]
                 record = (manifest(shown) if plan.complete else
                           updated((staging.out / MANIFEST_NAME).read_bytes(), shown, stale))
                 staging.write(MANIFEST_NAME, record)
@@ -355,7 +375,7 @@ class Builder:
             if search_later:  # note bodies edited: their pages now, their search entries right after
                 cache.save_blob(SEARCH_PENDING + staging.site_key,
                                 sorted({*(cache.load_blob(SEARCH_PENDING + staging.site_key) or ()),
-                                        *(p.context.entry.note.path for p in plan.pages)}))
+                                        *(p.context.entry.note.path for p in plan.pages if p.template == "note.html")}))
             elif plan.entries is not None:
                 for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
                     # each edition its own store, apart from a one-language site's (whose body edits update theirs)
@@ -392,7 +412,8 @@ class Builder:
         for prefix, lang in dict.fromkeys((p.edition, p.lang or project.config.language) for p in plan.pages):
             # each edition its own store on a site with several (as _render_and_publish made them)
             where = self.cache_file.parent / "editions" / lang if several else self.cache_file.parent
-            found = search_update([p.context.entry for p in plan.pages if p.edition == prefix],
+            found = search_update([p.context.entry for p in plan.pages if p.edition == prefix and
+                                   p.template == "note.html"],
                                   corpus_bodies(project.root), where, lang, self.workers)
             if found is None:  # the store could not take them after all: they stay pending, and the next
                 forget(where)  # build, finding the store unable to take body edits, makes the whole index

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import Entry, Grounding
+from papernotes.errors import Diagnostic
 from papernotes.taxonomy import Venue
 
 
@@ -210,6 +211,34 @@ class HomeContext:
 
 
 @dataclass(frozen=True, slots=True)
+class FigureView:
+    """One figure of the note's paper, rendered from the PDF beside the note (``site/figures.py``)."""
+
+    number: int
+    """The figure's number in the paper (``2`` for "Figure 2")."""
+    label: str
+    """The label as the paper prints it, e.g. ``Figure 2``."""
+    caption: str
+    """The whole caption as plain text (escape it: it comes from the PDF)."""
+    url: str
+    """Site-relative URL of the image file, beside the note's page (pass it through ``rel``)."""
+    width: int
+    """Width of the image in pixels (at least 800 where the PDF allows)."""
+    height: int
+    """Height of the image in pixels; with ``width`` it reserves the image's box before it loads."""
+
+
+@dataclass(frozen=True, slots=True)
+class FigureFile:
+    """An image file the build copies into the site beside a note's page (the page kind ``figure``)."""
+
+    source: str
+    """Where the build's figure cache keeps the rendered image (``CORPUS/.papernotes/figures/…``)."""
+    digest: str
+    """Stands for the image's bytes: the PDF's SHA-256, the figure's number and the image's size."""
+
+
+@dataclass(frozen=True, slots=True)
 class NoteContext:
     """``/{VENUE}/{domain}/{slug}/``: one note."""
 
@@ -247,6 +276,14 @@ class NoteContext:
     related: tuple[RelatedItem, ...] = ()
     """The five nearest notes across venues by title, summary and keywords (TF-IDF cosine), best first;
     other notes about the same paper left out (``site/related/``)."""
+    teaser: FigureView | None = None
+    """The paper's Figure 1 (else its first figure), from the PDF beside the note, shown under the summary
+    and as the page's ``og:image``; ``None`` without a PDF, with ``figures: none`` or ``figures = false``."""
+    figures: tuple[FigureView, ...] = ()
+    """The figures front matter ``figures: [2, 3]`` asks for, in that order (the 论文图表 / Figures section)."""
+    figure_problems: tuple[Diagnostic, ...] = ()
+    """What went wrong finding those figures (a number the paper lacks, an unreadable PDF): the build reports
+    them with the page's problems; not for display."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,12 +23,14 @@ from urllib.parse import unquote, urlsplit
 
 from papernotes.corpus.model import Entry
 from papernotes.digests import stable_bytes
+from papernotes.errors import Diagnostic
 from papernotes.registry import Registry
 from papernotes.site.contexts import Crumb, Link, Page, PaperItem, SiteLabels
 from papernotes.taxonomy import Domain, Taxonomy, Topic, Venue
 
 if TYPE_CHECKING:
     from papernotes.config import SiteConfig
+    from papernotes.site.figures import FigureStore
 
 # ------------------------------------------------------------------ URLs and labels
 
@@ -209,6 +211,8 @@ class PlanSettings:
     config: SiteConfig
     taxonomy: Taxonomy
     labels: SiteLabels
+    figures: FigureStore | None = None
+    """The figures of the PDFs beside notes, made or read from the cache when a note's page is planned."""
 
     @property
     def lang(self) -> str:
@@ -258,6 +262,8 @@ def _flat(obj: Any) -> Any:
                 tuple([t.slug for t in obj.topics]), obj.stale_translation)
     if isinstance(obj, Venue):
         return (obj.id, obj.icon, obj.zh, obj.en)
+    if isinstance(obj, Diagnostic):
+        return str(obj)
     return (type(obj).__name__, *[_flat(getattr(obj, name)) for name in obj.__dataclass_fields__])
 
 

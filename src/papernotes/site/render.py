@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from papernotes.errors import Diagnostic
+from papernotes.site.contexts import FigureFile
 
 if TYPE_CHECKING:
     from papernotes.site.contexts import Page
@@ -33,6 +34,9 @@ def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
     theme, pages, staging = _JOB
     problems: list[tuple[str, Diagnostic]] = []
     for page in pages[bounds[0]:bounds[1]]:
+        if isinstance(page.context, FigureFile):  # an image of the figure cache: linked (or copied) as it is
+            staging.link(page.output_path, page.context.source)
+            continue
         data, found = theme.render(page)
         staging.write(page.output_path, data)
         problems.extend((page.url, d) for d in found)

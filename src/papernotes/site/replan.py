@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,12 +41,13 @@ from papernotes.site.editions import (
     translations,
 )
 from papernotes.site.kinds.feeds import feed_url
-from papernotes.site.kinds.note import note_page
+from papernotes.site.kinds.note import note_pages
 from papernotes.site.manifest import ManifestError, read_manifest
 from papernotes.site.plan import cell_url, fingerprinted, plan_site, PlanSettings, Scope, SiteIndex
 from papernotes.site.related import cached_related, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.site.theme import labels_for, ui_strings
+from papernotes.site.figures import FIGURE_TEMPLATE
 
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry
@@ -84,7 +85,8 @@ def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no
     """The page kinds' settings for the ``lang`` edition (the site language's by default)."""
 
     return PlanSettings(project.config, project.taxonomy,
-                        labels_for(lang or project.config.language, project.config.theme_path(project.root)))
+                        labels_for(lang or project.config.language, project.config.theme_path(project.root)),
+                        project.figures)
 
 
 def listing_digest(entry: Entry) -> str:
@@ -124,6 +126,8 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
     if on_resolved is not None:
         on_resolved([("", project.config.language, entries)] if len(project.config.editions) == 1
                     else _edition_entries(project, loaded, entries))
+    if project.figures is not None:  # a cold figure cache filled on every core before the pages need it
+        project.figures.prepare(entries)
     related = cached_related(note_inputs(entries), cache)
     index = SiteIndex.of(entries, related.rows)
     rows = {path: PublishedNote(path, digest) for path, digest in loaded.digests.items()}
@@ -264,6 +268,9 @@ def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
                   frozenset(topics), site_wide=True)
     pages = plan_site(index, plan_settings(project), project.salt, scope)
     planned = {p.url for p in pages}
+    # the figure files beside the pages planned, or beside the changed notes' old pages
+    candidates |= cache.figure_files(site, {*(r.url for r in old.values() if r.url is not None),
+                                            *(p.url for p in pages if p.template == "note.html")})
     stale = frozenset(candidates - planned - index.urls)
     known = cache.page_fingerprints(site, planned)
     rows = {path: PublishedNote(path, loaded.digests[path]) for path in changed if path in loaded.digests}
@@ -307,11 +314,13 @@ def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
     urls = cache.published_urls(site) if linked else frozenset()
     if urls is None:
         return None  # which pages the site has is not known for sure
-    pages = [_note_page(cache, site, entry, rows[entry.note.path],
-                        [shown[p] for p in lists.get(entry.note.path, ()) if p in shown],
-                        labels, by_path, urls, project.salt) for entry in entries]
+    pages = [page for entry in entries
+             for page in _note_pages(project, cache, site, entry, rows[entry.note.path],
+                                     [shown[p] for p in lists.get(entry.note.path, ()) if p in shown],
+                                     labels, by_path, urls)]
     notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
-    return SitePlan(pages, False, previous, notes_rows)
+    stale, state = _figure_changes(cache, site, pages, [r.url for r in rows.values()], previous)
+    return SitePlan(pages, False, state, notes_rows, stale=stale)
 
 
 def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
@@ -397,8 +406,8 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
             by_path, urls = links
             near = showing(edition.lang, lists.get(entry.note.translation_of.original if entry.note.translation_of
                                                    else entry.note.path, ()))
-            pages.append(_note_page(cache, keys[edition.lang], entry, row, list(near.values()), labels, by_path, urls,
-                                    project.salt))
+            pages.extend(_note_pages(project, cache, keys[edition.lang], entry, row, list(near.values()), labels,
+                                     by_path, urls))
             updated.append(replace(row, digest=entry.note.digest))
         planned.append((edition, pages))
         edition_rows[edition.lang] = EditionRows(updated)
@@ -406,17 +415,33 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
     urls = {lang: {r.url for r in found.values()} for lang, found in on.items()}
     pages = publish(planned, _language_names(project), lambda lang, url: url in urls[lang])
     notes_rows = [replace(rows[p], digest=files[p].digest) for p in sorted(changed)]  # type: ignore[union-attr]
-    return SitePlan(pages, False, previous, notes_rows, editions=edition_rows)
+    stale, state = _figure_changes(cache, site, pages, [p.url for p in pages if p.template == "note.html"], previous)
+    return SitePlan(pages, False, state, notes_rows, editions=edition_rows, stale=stale)
 
 
-def _note_page(cache: BuildCache, key: str, entry: Entry, row: PublishedNote, related: Sequence[PublishedNote],
-               labels: SiteLabels, by_path: dict[str, str], urls: frozenset[str], salt: str) -> Page:
+def _figure_changes(cache: BuildCache, site: str, pages: Sequence[Page], notes: Iterable[str | None],
+                    previous: Published) -> tuple[frozenset[str], Published]:
+    """The figure files the site has beside the pages of ``notes`` (URLs) that ``pages`` no longer have (a PDF
+    removed or replaced, ``figures:`` edited), and the site's state with its page count updated."""
+    planned = {p.url for p in pages}
+    had = cache.figure_files(site, [url for url in notes if url is not None])
+    stale = frozenset(had - planned)
+    added = {p.url for p in pages if p.template == FIGURE_TEMPLATE} - had
+    if not stale and not added:
+        return stale, previous
+    return stale, replace(previous, pages=previous.pages - len(stale) + len(added))
+
+
+def _note_pages(project: Project, cache: BuildCache, key: str, entry: Entry, row: PublishedNote,
+                related: Sequence[PublishedNote], labels: SiteLabels, by_path: dict[str, str],
+                urls: frozenset[str]) -> list[Page]:
     """A note's page planned from the published rows under ``key`` (one site or one edition): its neighbours
     at ``row``'s place, ``related`` the rows of its related notes, best first."""
 
     assert row.cell is not None and row.position is not None  # a note the site shows
     prev, nxt = cache.neighbour(key, row.cell, row.position - 1), cache.neighbour(key, row.cell, row.position + 1)
     items = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0]) for r in related)  # type: ignore[arg-type, union-attr]
-    page = note_page(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
-                     Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls, items)  # type: ignore[arg-type]
-    return fingerprinted(page, salt)
+    pages = note_pages(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
+                       Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls,  # type: ignore[arg-type]
+                       items, project.figures)
+    return [fingerprinted(page, project.salt) for page in pages]

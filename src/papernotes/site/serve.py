@@ -36,7 +36,7 @@ from urllib.parse import quote, urlsplit
 import watchfiles
 
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
-from papernotes.corpus.load import SKIP_FILES
+from papernotes.corpus.load import SKIP_FILES, notes_beside
 from papernotes.errors import PapernotesError
 from papernotes.site.build import Builder, BuildResult
 from papernotes.site.theme import ASSETS
@@ -299,6 +299,8 @@ class DevServer(ThreadingHTTPServer):
                 continue
             if rel.suffix == ".md" and not (len(parts) == 1 and parts[0] in SKIP_FILES):
                 notes.add(rel.as_posix())
+            elif rel.suffix == ".pdf":  # a paper's figures are part of its notes' pages
+                notes.update(notes_beside(self.corpus, rel.as_posix()))
         return notes, settings
 
     def watch(self) -> None:

@@ -381,6 +381,7 @@ class Theme:
         extra: dict[str, Any] = {}
         if isinstance(page.context, NoteContext):
             extra, problems = self._note_body(page)
+            problems.extend(page.context.figure_problems)
             has_math = bool(extra.pop("body_has_math")) or 'class="math' in page.context.title_html
         else:
             has_math = _context_has_math(page.context)

@@ -12,6 +12,7 @@ each paragraph with the page it starts on.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
@@ -29,16 +30,24 @@ MARGIN = 0.075
 """Share of the page height at the top and bottom where page numbers and running headers live."""
 NUMBER = re.compile(r"[-+−]?\d[\d,]*(?:\.\d+)?%?")
 TERMINAL = (".", ":", "?", "!", "。", "：")
-HYPHENATED = re.compile(r"\b([A-Za-z]+)-([a-z]+)\b")
+HYPHENATED = re.compile(r"\b([A-Za-z]+)-([A-Za-z]+)\b")
 JUNK = re.compile("( ?)[\x00-\x08\x0b-\x1f\x7f-\x9f\ue000-\uf8ff\ufffe\uffff]+( ?)")
 """C0/C1 control bytes (math fonts whose codes 0-31 have no Unicode) and private-use glyphs: nothing one can read."""
+ACCENTS = {"´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¨": "\u0308", "˚": "\u030a", "ˇ": "\u030c",
+           "˘": "\u0306", "˝": "\u030b"}
+ACCENT = re.compile("([´ˆ˜¨˚ˇ˘˝]) ?([A-Za-z])")
+"""A spacing accent before a letter: OT1-encoded TeX fonts draw accented letters as the two glyphs."""
 CAPTION = re.compile(r"^(?P<name>Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*(?P<num>\d{1,3})\b"
                      r"(?P<punct>\s*[:.|]|\s*[-–—](?=\s))?\s*(?P<rest>.*)$", re.S)
 
 
 def clean_text(text: str) -> str:
-    """``text`` without control bytes and private-use glyphs (newlines and tabs kept); one space where they stood."""
-    return JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text) if JUNK.search(text) else text
+    """``text`` without control bytes and private-use glyphs (newlines and tabs kept); one space where they stood;
+    accents drawn apart from their letter (pdflatex's ``Tom´as``) put back on it."""
+    if JUNK.search(text):
+        text = JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text)
+    return ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + ACCENTS[m.group(1)]), text) \
+        if ACCENT.search(text) else text
 
 
 def caption_label(text: str) -> tuple[Literal["figure", "table"], int, str] | None:
@@ -78,7 +87,7 @@ def _margin_key(line: Line) -> str:
 
 
 def clean_lines(lines: Sequence[Line], heights: dict[int, float]) -> list[Line]:
-    """Drop base64 junk, page numbers and running headers/footers (a margin line on three or more pages)."""
+    """Drop base64 junk, page numbers and running headers/footers (a margin line on three or more pages, or on both of two)."""
     def in_margin(line: Line) -> bool:
         h = heights.get(line.page, 0) or 1
         return line.y > h * (1 - MARGIN) or line.y < h * MARGIN
@@ -91,7 +100,7 @@ def clean_lines(lines: Sequence[Line], heights: dict[int, float]) -> list[Line]:
         if not text.strip():
             continue
         if in_margin(line) and (re.fullmatch(r"\d{1,4}|[ivxlc]{1,6}", text.strip())
-                                or (pages >= 3 and repeated[_margin_key(line)] >= 3)):
+                                or (pages >= 2 and repeated[_margin_key(line)] >= min(pages, 3))):
             continue
         out.append(line if text == line.text else replace(line, text=text))
     return out

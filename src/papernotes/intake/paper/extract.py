@@ -4,7 +4,9 @@ In: the PDF's bytes. Out: a ``RawDocument`` (per page: text fragments with
 their position, size, estimated width and boldness; the outline; the metadata
 title), or a ``PaperError`` saying why the file cannot be read (not a PDF,
 truncated, encrypted, no text layer). Positions come from pypdf's text
-visitor; everything after this module is pure Python on these records.
+visitor, and a run whose cells are kerned a column apart is split at the kerns
+(``papernotes.intake.paper.kerns``, fed by pypdf's operator hook); everything
+after this module is pure Python on these records.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.extras import require
+from papernotes.intake.paper.kerns import KernSplitter
 from papernotes.intake.paper.model import PaperError
 
 HEAD_BYTES = 1024
@@ -49,6 +52,10 @@ class RawPage:
     """In drawing order, text of the page's dominant direction only (margin stamps and rotated labels dropped)."""
     stamps: tuple[str, ...] = ()
     """The text drawn in other directions (an arXiv margin stamp, rotated axis labels), in drawing order."""
+    origin: tuple[float, float] = (0.0, 0.0)
+    """The page box's lower-left corner in user space, where figure boxes are measured."""
+    upright: bool = True
+    """Whether the page's text runs the page's own way up (positions are then user space minus ``origin``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,16 +106,29 @@ def open_pdf(path: str, data: bytes) -> Any:
     return reader
 
 
+def _core_widths(name: str) -> dict[str, float]:
+    """Glyph widths of a standard-14 font (Helvetica, Times…), which PDFs may use without a ``/Widths`` array.
+
+    pypdf carries Adobe's core font metrics in a private module; without it the average em is the estimate.
+    """
+    try:
+        from pypdf._codecs.core_font_metrics import CORE_FONT_METRICS  # private: guarded, optional
+    except ImportError:
+        return {}
+    metrics = CORE_FONT_METRICS.get(name.lstrip("/").split("+")[-1])
+    return dict(metrics.character_widths) if metrics is not None else {}
+
+
 class _FontWidths:
     """Glyph widths per font dictionary, to estimate where a fragment ends."""
 
     def __init__(self) -> None:
-        self._fonts: dict[int, tuple[int, list[float], float, bool]] = {}
+        self._fonts: dict[int, tuple[int, list[float], float, bool, dict[str, float]]] = {}
 
-    def _load(self, font: Any) -> tuple[int, list[float], float, bool]:
+    def _load(self, font: Any) -> tuple[int, list[float], float, bool, dict[str, float]]:
         key = id(font)
         if key not in self._fonts:
-            name = str(font.get("/BaseFont", "")).lower() if font is not None else ""
+            name = str(font.get("/BaseFont", "")) if font is not None else ""
             first, widths = 0, []
             try:
                 if font is not None and "/Widths" in font:
@@ -116,19 +136,28 @@ class _FontWidths:
                     widths = [float(w) for w in font["/Widths"]]
             except (TypeError, ValueError):
                 widths = []
+            core = {} if widths else _core_widths(name)
             known = [w for w in widths if w > 0]
-            avg = sum(known) / len(known) if known else next(
-                (v * 1000 for k, v in AVG_EM.items() if k in name), 500.0)
-            self._fonts[key] = (first, widths, avg, any(mark in name for mark in BOLD_MARKS))
+            avg = sum(known) / len(known) if known else core.get("default", next(
+                (v * 1000 for k, v in AVG_EM.items() if k in name.lower()), 500.0))
+            self._fonts[key] = (first, widths, avg, any(mark in name.lower() for mark in BOLD_MARKS), core)
         return self._fonts[key]
+
+    def code_width(self, font: Any, code: int) -> float | None:
+        """Width of a one-byte code in thousandths of an em; ``None`` for a font of two-byte codes or none."""
+        if font is None or str(font.get("/Subtype", "")) == "/Type0":
+            return None
+        first, widths, avg, _, core = self._load(font)
+        i = code - first
+        return widths[i] if 0 <= i < len(widths) and widths[i] > 0 else core.get(chr(code), avg)
 
     def measure(self, font: Any, text: str) -> tuple[float, bool]:
         """Width of ``text`` in thousandths of an em, and whether the font is bold."""
-        first, widths, avg, bold = self._load(font)
+        first, widths, avg, bold, core = self._load(font)
         total = 0.0
         for ch in text:
             i = ord(ch) - first
-            total += widths[i] if 0 <= i < len(widths) and widths[i] > 0 else avg
+            total += widths[i] if 0 <= i < len(widths) and widths[i] > 0 else core.get(ch, avg)
         return total, bold
 
 
@@ -139,6 +168,11 @@ def _direction(a: float, b: float) -> int:
 def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
     """The page's text fragments via pypdf's visitor, rotated so its dominant text direction is upright."""
     raw: list[tuple[str, float, float, float, float, int, bool]] = []
+    try:
+        resources = page["/Resources"]["/Font"]
+    except (KeyError, TypeError):
+        resources = None
+    kerns = KernSplitter(resources, fonts.code_width)
 
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
         if not text or text.isspace():
@@ -151,6 +185,12 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
         f = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         scale_x = math.hypot(a, b) or 1.0
         height = abs(size) * (math.hypot(c, d) or 1.0)
+        pieces = kerns.split(text, e, f)
+        if len(pieces) > 1:  # one run, its cells kerned apart
+            for part, x, y in pieces:
+                em, bold = fonts.measure(font, part.rstrip())
+                raw.append((part.rstrip(), x, y, em / 1000 * abs(size) * scale_x, height, _direction(a, b), bold))
+            return
         for k, part in enumerate(text.split("\n")):
             if not part.strip():
                 continue
@@ -159,7 +199,7 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
                         _direction(a, b), bold))
 
     try:
-        page.extract_text(visitor_text=visit)
+        page.extract_text(visitor_text=visit, visitor_operand_before=kerns.before)
     except Exception:  # one broken page must not lose the paper; it counts as a page without text
         raw = []
     box = page.mediabox
@@ -189,7 +229,7 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
         elif angle == 270:
             ux += width
         frags.append(Fragment(text, ux, uy, w, size, bold))
-    return RawPage(number, width, height, tuple(frags), tuple(stamps))
+    return RawPage(number, width, height, tuple(frags), tuple(stamps), (x0, y0), angle == 0)
 
 
 def _outline(reader: Any) -> Iterator[OutlineItem]:

@@ -10,7 +10,8 @@ N``, with or without punctuation after the number (without it, the next word
 must be capitalised: ``Table 1 reports …`` is a sentence, ``Figure 1 RL
 training …`` a caption). A figure is the drawing, image and form objects next
 to its caption (above it, else below), up to the body text around it; a table
-is the text rows and rules under its caption (else above it).
+is the text rows and rules under its caption (else above it); its rows of cells
+are read by ``papernotes.intake.paper.tables``.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from papernotes.extras import require
 from papernotes.intake.paper.cleanup import CAPTION, caption_label, clean_text
 from papernotes.intake.paper.extract import sniff
 from papernotes.intake.paper.model import Figure, PaperError
+from papernotes.intake.paper.tables import table_rows
 
 __all__ = ["Figure", "Image", "find_figures", "render_figure"]
 
@@ -98,18 +100,31 @@ def open_document(path: str, data: bytes) -> Any:
 
 
 def _runs(textpage: Any) -> list[Run]:
-    """The page's text rectangles, top to bottom; neighbours on one baseline less than an em apart joined."""
+    """The page's text rectangles, top to bottom; neighbours on one line less than an em apart joined.
+
+    Glyph boxes are tight (a run with descenders reaches lower than one without), so a line is rectangles that
+    overlap vertically by half their height, not ones with the same middle.
+    """
     rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
-    rects.sort(key=lambda r: (-round((r[1] + r[3]) / 2), r[0]))
-    groups: list[list[Box]] = []
+    rects.sort(key=lambda r: -(r[1] + r[3]))
+    lines: list[list[Box]] = []
     for r in rects:
-        last = groups[-1][-1] if groups else None
-        height = max(r[3] - r[1], 1.0)
-        if last is not None and abs((last[1] + last[3]) / 2 - (r[1] + r[3]) / 2) < 0.4 * height \
-                and 0 <= r[0] - last[2] < height:
-            groups[-1].append(r)
+        line = lines[-1] if lines else None
+        if line is not None and min(line[0][3], r[3]) - max(line[0][1], r[1]) >= 0.5 * min(
+                r[3] - r[1], line[0][3] - line[0][1]):
+            line.append(r)
         else:
-            groups.append([r])
+            lines.append([r])
+    groups: list[list[Box]] = []
+    for line in lines:
+        line.sort(key=lambda r: r[0])
+        groups.append([line[0]])
+        for r in line[1:]:
+            last = groups[-1][-1]
+            if -1.0 <= r[0] - last[2] < max(r[3] - r[1], 1.0):
+                groups[-1].append(r)
+            else:
+                groups.append([r])
     return [Run(group, textpage) for group in groups]
 
 
@@ -192,6 +207,8 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
             break
         if r.y1 > last.y0 + 0.5 * last.height or not _overlaps(r.x0, r.x1, *span):
             continue
+        if last.text.endswith(TERMINAL) and abs(r.x0 - runs[i].x0) > 2.0:
+            break  # a sentence ended and the next line does not start where the caption's lines do: a table's header
         row = [o for o in runs if o is not r and abs(o.y0 - r.y0) < 0.4 * r.height and _overlaps(o.x0, o.x1, *span)]
         if row or (r.labelled and CAPTION.match(r.text)):  # a table's first row, or the next caption
             break
@@ -309,7 +326,10 @@ def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
             x0, y0, x1, y1 = (round(v, 1) for v in box)
             claimed.append((x0, y0, x1, y1))
             known.add(label)
-            out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text))
+            rows = table_rows(textpage, box, [r for run in runs if _inside(run, box) for r in run.rects],
+                              [g for g in graphics if g[3] - g[1] <= 2.0 and _overlaps(g[0], g[2], box[0], box[2])
+                               and box[1] - 1 <= g[1] <= box[3] + 1]) if kind == "table" else ()
+            out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text, rows))
     return out
 
 

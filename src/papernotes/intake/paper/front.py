@@ -30,7 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import median
 
-from papernotes.intake.paper.cleanup import LIGATURES, known_hyphenated, paragraphs
+from papernotes.intake.paper.cleanup import LIGATURES, clean_text, known_hyphenated, paragraphs
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
 from papernotes.text import CJK_ANY
@@ -91,14 +91,16 @@ def read_front(doc: RawDocument) -> Front:
     start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size])
     abstract = _abstract(lines, start, heading) if start is not None else ""
     floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
-    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size])
+    # under the title, before the abstract, across the page: never a float or a column's text beside the abstract
+    head = lines[:start] if start is not None else lines
+    authors = _authors(page, [line for line in head if line.column == 0 and floor < line.y < bottom - 0.5 * line.size])
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
     return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
 
 
 def _clean(text: str) -> str:
-    """Ligatures spelled out; control bytes (math fonts draw some) dropped."""
-    return CONTROL.sub("", text.translate(LIGATURES))
+    """Ligatures spelled out; control bytes (math fonts draw some) dropped; accents back on their letters."""
+    return clean_text(CONTROL.sub("", text.translate(LIGATURES)))
 
 
 # ---------------------------------------------------------------- title
@@ -190,7 +192,8 @@ def _word(word: str, known: dict[str, str], first: bool) -> str:
 # ---------------------------------------------------------------- authors
 
 def _marked_text(page: RawPage, line: Line) -> str:
-    """The line's text with superscripts (smaller or raised type) turned into ``|`` separators."""
+    """The line's text with superscripts (smaller or raised type) and gaps of an em or more (author blocks side by
+    side) turned into ``|`` separators."""
     frags = sorted((f for f in page.fragments if abs(f.y - line.y) <= 0.6 * line.size
                     and line.x - 1 <= f.x <= line.right + 1), key=lambda f: f.x)
     text, end = "", None
@@ -199,7 +202,7 @@ def _marked_text(page: RawPage, line: Line) -> str:
             text += "|"
         else:
             gap = f.x - end if end is not None else 0.0
-            text += (" " if gap > 0.15 * f.size else "") + f.text
+            text += ("|" if gap > f.size else " " if gap > 0.15 * f.size else "") + f.text  # an em: another name
         end = f.x + f.width
     return _clean(text) or line.text
 
@@ -268,7 +271,7 @@ def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
                 or VENUE.search(text) or ABSTRACT_HEAD.match(text)):
             break
         taken.append(line)
-    found = paragraphs(taken, known_hyphenated(taken))
+    found = paragraphs(taken, known_hyphenated(lines))  # "self-" + "distillation": the title spells it
     chosen = found if heading else found[:1]
     return " ".join(" ".join(p.text.split()) for p in chosen)
 

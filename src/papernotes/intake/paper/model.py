@@ -66,15 +66,19 @@ class Figure:
     """x0, y0, x1, y1 in PDF points, origin bottom-left: a figure's drawings and images, a table's rows and rules."""
     caption: str
     """The whole caption, label included, cleaned."""
+    rows: tuple[tuple[str, ...], ...] = ()
+    """A table's rows top to bottom, cells as the page spaces them apart (verbatim); ``()`` for a figure."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "page": self.page, "bbox": list(self.bbox), "caption": self.caption}
+        out = {"label": self.label, "page": self.page, "bbox": list(self.bbox), "caption": self.caption}
+        return {**out, "rows": [list(r) for r in self.rows]} if self.kind == "table" else out
 
     @classmethod
     def from_dict(cls, kind: Literal["figure", "table"], data: dict[str, Any]) -> Figure:
         label = data["label"]
         x0, y0, x1, y1 = (float(v) for v in data["bbox"])
-        return cls(kind, label, int(label.rsplit(" ", 1)[-1]), data["page"], (x0, y0, x1, y1), data["caption"])
+        rows = tuple(tuple(str(c) for c in row) for row in data.get("rows", ()))
+        return cls(kind, label, int(label.rsplit(" ", 1)[-1]), data["page"], (x0, y0, x1, y1), data["caption"], rows)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,9 @@ In: the PDF and, when the paper belongs to a corpus, the cache folder. Out: a
 ``PaperError``. Steps, in order: extract (pypdf) → layout (reading order) →
 cleanup (junk lines) → sections (outline or numbered headings, references
 cut, appendix apart, paragraphs); beside them, page 1's front matter (title,
-authors, abstract, arXiv id, venue line); then figures and tables from their
-captions (pypdfium2).
+authors, abstract, arXiv id, venue line); figures and tables from their
+captions (pypdfium2) come first, so the labels drawn inside a figure stay out
+of the text.
 """
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from papernotes.intake.paper.extract import RawDocument, extract_document
 from papernotes.intake.paper.figures import find_figures
 from papernotes.intake.paper.front import read_front
 from papernotes.intake.paper.layout import Line, reading_order
-from papernotes.intake.paper.model import PaperError, PaperText
+from papernotes.intake.paper.model import Figure, PaperError, PaperText
 from papernotes.intake.paper.sections import split_sections
+
+LABEL_WORDS = 8
+"""Words from which a line inside a figure's box is a sentence, not one of the figure's labels."""
 
 
 def read_bytes(path: Path) -> bytes:
@@ -35,10 +39,10 @@ def read_bytes(path: Path) -> bytes:
         raise PaperError(str(path), f"cannot read file: {exc.strerror}", "unreadable") from None
 
 
-def build_paper(doc: RawDocument, sha256: str) -> PaperText:
-    """The pure part of reading: positioned fragments to sections."""
+def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = ()) -> PaperText:
+    """The pure part of reading: positioned fragments to sections (a figure's own labels left out)."""
     lines: list[Line] = [line for page in doc.pages for line in reading_order(page)]
-    lines = clean_lines(lines, {p.number: p.height for p in doc.pages})
+    lines = clean_lines(_outside(lines, doc, figures), {p.number: p.height for p in doc.pages})
     body, appendix, cut, source = split_sections(lines, doc.outline, known_hyphenated(lines))
     front = read_front(doc)
     title = front.title or (doc.title if len(doc.title) > 3
@@ -50,18 +54,33 @@ def build_paper(doc: RawDocument, sha256: str) -> PaperText:
                      front.authors, front.abstract, front.arxiv, front.venue_text)
 
 
+def _outside(lines: list[Line], doc: RawDocument, figures: tuple[Figure, ...]) -> list[Line]:
+    """``lines`` without the labels drawn inside a figure (node names, axis ticks, legends: not prose).
+
+    A line of a sentence (``LABEL_WORDS`` words or more) is kept even there: a figure box is found, not given.
+    """
+    boxes: dict[int, list[tuple[float, float, float, float]]] = {}
+    for figure in figures:
+        page = doc.pages[figure.page - 1] if 0 < figure.page <= len(doc.pages) else None
+        if page is not None and page.upright:
+            (ox, oy), (x0, y0, x1, y1) = page.origin, figure.bbox
+            boxes.setdefault(figure.page, []).append((x0 - ox - 1, y0 - oy - 1, x1 - ox + 1, y1 - oy + 1))
+    return [line for line in lines if len(line.text.split()) >= LABEL_WORDS or not any(
+        b[0] <= line.x and line.right <= b[2] and b[1] <= line.y <= b[3] for b in boxes.get(line.page, ()))]
+
+
 def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
     """Read ``path``; with ``cache_folder``, reuse and store the result under the PDF's SHA-256."""
     data = read_bytes(path)
     sha256 = hashlib.sha256(data).hexdigest()
     if cache_folder is not None and (hit := cache.load(cache_folder, sha256)) is not None:
         return hit
-    paper = build_paper(extract_document(str(path), data), sha256)
+    doc = extract_document(str(path), data)
     try:
         figures, tables = find_figures(str(path), data)
-        paper = replace(paper, figures=figures, tables=tables)
     except PaperError:  # pypdf read the text; a PDF pdfium refuses only loses its figures
-        pass
+        figures, tables = (), ()
+    paper = replace(build_paper(doc, sha256, figures), figures=figures, tables=tables)
     if cache_folder is not None:
         try:
             cache.save(cache_folder, paper)

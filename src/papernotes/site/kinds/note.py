@@ -15,6 +15,7 @@ from typing import Any
 from papernotes.corpus.model import Entry
 from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.markdown import inline_markdown, title_text
+from papernotes.site.figures import FigureStore, NoteFigures, figure_pages
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -45,9 +46,10 @@ def related_item(entry: Entry) -> RelatedItem:
 
 def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLabels,
               by_path: dict[str, str], urls: frozenset[str] | set[str],
-              related: tuple[RelatedItem, ...] = ()) -> Page:
+              related: tuple[RelatedItem, ...] = (), shown: NoteFigures | None = None) -> Page:
     """The page of one note; ``prev``/``nxt`` are its neighbours on the venue × domain page, ``related``
-    its nearest notes across venues."""
+    its nearest notes across venues, ``shown`` its paper's figures (their files are pages of their own:
+    ``note_pages``)."""
     lang = labels.lang
     note = entry.note
     ratings = dict(note.ratings)
@@ -71,9 +73,20 @@ def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLab
         grounding=note.grounding,
         date=note_date(entry).isoformat(),
         related=related,
+        teaser=shown.teaser if shown is not None else None,
+        figures=shown.figures if shown is not None else (),
+        figure_problems=shown.problems if shown is not None else (),
     )
     return Page(entry.url, "note.html", title_text(note.title), ctx,
                 (Crumb(labels("home"), ""), Crumb(venue.label, venue.url), Crumb(domain.label, domain.url)))
+
+
+def note_pages(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLabels,
+               by_path: dict[str, str], urls: frozenset[str] | set[str],
+               related: tuple[RelatedItem, ...], figures: FigureStore | None) -> list[Page]:
+    """The page of one note, then the image files of its paper's figures, beside it."""
+    shown = figures.of(entry.note, entry.url) if figures is not None else None
+    return [note_page(entry, prev, nxt, labels, by_path, urls, related, shown), *figure_pages(shown)]
 
 
 def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterator[Page]:
@@ -85,7 +98,8 @@ def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterat
             prev = cell[i - 1] if i > 0 else None
             nxt = cell[i + 1] if i + 1 < len(cell) else None
             related = tuple(related_item(by_path[p]) for p in site.related.get(entry.note.path, ()) if p in by_path)
-            yield note_page(entry, neighbour(prev), neighbour(nxt), settings.labels, site.by_path, site.urls, related)
+            yield from note_pages(entry, neighbour(prev), neighbour(nxt), settings.labels, site.by_path, site.urls,
+                                  related, settings.figures)
 
 
 def _extra_meta(meta: Any, venue: str) -> tuple[tuple[str, str], ...]:

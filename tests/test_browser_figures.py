@@ -1,0 +1,84 @@
+"""A note page's teaser figure in real Chromium (Debian's, through Playwright): visible on a desktop and a
+phone, its box reserved before the image arrives (no layout shift), named as the page's ``og:image``.
+
+The example corpus with a generated PDF beside one note (``tests/pdfgen.py``); skipped without a system
+Chromium. ``PAPERNOTES_SCREENSHOTS=DIR`` keeps the screenshots taken at each width.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chromium import needs_chromium
+
+from conftest import EXAMPLES
+from papernotes.site.serve import DevServer
+from pdfgen import FIGURE_1, figures_paper
+
+playwright = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("pypdfium2")
+pytestmark = needs_chromium
+
+NOTE = "ICML2024/optimization/galore_memory-efficient_llm_training_by_gradient_low-rank_projection"
+WIDTHS = {1280: 800, 390: 844}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
+    base = tmp_path_factory.mktemp("figures")
+    shutil.copytree(EXAMPLES, base / "corpus", ignore=shutil.ignore_patterns(".papernotes"))
+    figures_paper(base / "corpus" / f"{NOTE}.pdf")
+    server = DevServer(base / "corpus", base / "site", port=0)
+    server.start()
+    yield server
+    server.stop()
+
+
+_SHIFTS = """() => new Promise(done => {
+  let total = 0;
+  new PerformanceObserver(list => { for (const e of list.getEntries()) total += e.value; })
+    .observe({type: "layout-shift", buffered: true});
+  setTimeout(() => done(total), 300);
+})"""
+_BOX = """() => { const r = document.querySelector("figure.teaser img").getBoundingClientRect();
+  return [r.left, r.top + scrollY, r.width, r.height]; }"""
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_the_teaser_is_visible_reserved_and_the_og_image(browser, served: DevServer, width: int,
+                                                         tmp_path: Path) -> None:
+    context = browser.new_context(viewport={"width": width, "height": WIDTHS[width]})
+    page = context.new_page()
+    held: list = []  # the image's request, answered only once its box was measured
+    page.route(re.compile(r".*/figure-1\.webp$"), lambda route: held.append(route))
+    try:
+        page.goto(served.url + NOTE + "/")
+        page.wait_for_selector("figure.teaser img", state="attached")
+        page.wait_for_function("document.readyState === 'complete' || document.readyState === 'interactive'")
+        before = page.evaluate(_BOX)
+        page.evaluate("document.querySelector('figure.teaser').scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(100)
+        assert len(held) == 1, "the image was not asked for once it was in view"
+        held[0].continue_()
+        page.wait_for_function("document.querySelector('figure.teaser img').complete")
+        after = page.evaluate(_BOX)
+        assert before[2:] == after[2:] and before[2] > 0 and before[3] > 0, (before, after)  # reserved, kept
+        assert page.evaluate(_SHIFTS) == 0
+        img = page.locator("figure.teaser img")
+        assert img.evaluate("i => i.naturalWidth") >= 800
+        assert img.is_visible() and img.evaluate("""i => { const r = i.getBoundingClientRect();
+            return r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight; }""")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert img.get_attribute("alt") == FIGURE_1
+        assert page.locator("figure.teaser figcaption").inner_text() == FIGURE_1
+        og = page.locator('meta[property="og:image"]').get_attribute("content")
+        assert og == f"https://example.org/papernotes/{NOTE}/figure-1.webp"
+        shots = Path(os.environ.get("PAPERNOTES_SCREENSHOTS") or tmp_path)
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / f"note-figure-{width}.png"))
+    finally:
+        context.close()
