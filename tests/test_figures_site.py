@@ -72,6 +72,22 @@ def test_the_teaser_is_shown_under_the_summary_with_its_size_and_as_og_image(tmp
     assert "figure-1" not in manifest  # the record lists pages, not the images beside them
 
 
+def test_a_drafted_note_shows_the_teaser_under_its_summary_section(tmp_path: Path) -> None:
+    """A draft opens its body with ## 一句话总结: the teaser goes under that section, before the others."""
+    root = tmp_path / "c"
+    root.mkdir()
+    write_note(root, "ICML2024/optimization/gutter.md", title="Paper gutter", venue="ICML2024",
+               domain="optimization", summary="The one-line summary.",
+               body="## 一句话总结\nThe one-line summary.\n\n## 方法详解\n方法。\n")
+    figures_paper(root / "ICML2024/optimization/gutter.pdf")
+    assert not build(root, tmp_path / "site").errors
+    html = (tmp_path / "site" / NOTE_URL / "index.html").read_text(encoding="utf-8")
+    assert 'class="tldr"' not in html
+    order = [html.index(mark) for mark in ('<h2 id="一句话总结">', '<figure class="teaser"', '<h2 id="方法详解">')]
+    assert order == sorted(order), order
+    assert html.count('<h2 id="一句话总结">') == 1 and html.count('<h2 id="方法详解">') == 1
+
+
 def test_front_matter_adds_figures_removes_them_and_reports_bad_values_with_their_line(tmp_path: Path) -> None:
     root = corpus_with(tmp_path, more={"figures": [2]}, none={"figures": "none"}, bad={"figures": ["x", 9]},
                        plain={})

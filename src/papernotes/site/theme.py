@@ -125,6 +125,8 @@ TEMPLATE_GLOBALS: dict[str, str] = {
 NOTE_VARIABLES: dict[str, str] = {
     "body_html": "The note's Markdown body as sanitised HTML, links to other notes already made relative.",
     "toc": "The body's `##` headings, each with `id` and `text`.",
+    "body_lead_html": "With a teaser figure, the body's summary section when the body opens with it (shown above "
+                      "the figure; `body_html` is then the rest); else empty.",
     "has_summary_section": "True when the body has its own summary section (the one-line summary is then not "
                            "repeated above it).",
 }
@@ -444,7 +446,13 @@ class Theme:
                 problems.append(warning(note.path, text_line(text, href), f"broken link: {href}", "broken-link"))
         toc = [h for h in rendered.toc if h.level == 2]
         summary_in_body = any(s.key == "summary" for s in note.sections)
-        return {"body_html": html, "toc": toc, "has_summary_section": summary_in_body,
+        lead = ""
+        if ctx.teaser is not None and note.sections and note.sections[0].key == "summary":
+            # the teaser goes under the one-line summary: the body's first section when it is the summary
+            # (sanitised HTML: a literal "<h2" can only be a heading)
+            cut = html.find("<h2", html.find("<h2") + 1)
+            lead, html = (html, "") if cut < 0 else (html[:cut], html[cut:])
+        return {"body_html": html, "body_lead_html": lead, "toc": toc, "has_summary_section": summary_in_body,
                 "body_has_math": rendered.has_math}, problems
 
 
