@@ -175,17 +175,17 @@ def test_the_graph_is_read_from_every_module() -> None:
 
 def test_no_cycle_between_stage_packages() -> None:
     cycle = package_cycle(ALL)
-    assert cycle is None, "import cycle between packages: " + " → ".join(
+    assert cycle is None, "import cycle between packages: " + ", ".join(
         f"{a} → {b} ({i.module}:{i.line} imports {i.target})" for a, b, i in cycle)
 
 
 def test_the_cycle_finder_reports_a_cycle_with_its_path() -> None:
-    made = [Import("papernotes.corpus.parse", "papernotes.site.markdown", 17, True, False),
+    made = [Import("papernotes.corpus.parse", "papernotes.site.plan", 17, True, False),
             Import("papernotes.site.build", "papernotes.corpus.load", 3, False, False)]
     cycle = package_cycle(ALL + made)
     assert cycle is not None
     assert all(b == a2 for (_, b, _), (a2, _, _) in zip(cycle, cycle[1:])) and cycle[0][0] == cycle[-1][1]
-    assert ("corpus", "site", made[0]) in cycle
+    assert ("corpus", "site") in [(a, b) for a, b, _ in cycle]  # the edge made is the one that closes it
 
 
 def test_in_function_imports_carry_a_measured_figure() -> None:
