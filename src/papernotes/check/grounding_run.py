@@ -19,15 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from papernotes.intake.grounding import Finding, ground, note_numbers
-from papernotes.layout import CACHE_DIR
-from papernotes.corpus.model import Note
-from papernotes.errors import Diagnostic, warning
 from papernotes.corpus.frontmatter import split_front_matter
+from papernotes.corpus.model import Note
 from papernotes.disk import atomic_write
+from papernotes.errors import Diagnostic, warning
 from papernotes.extras import require
+from papernotes.intake.grounding import Finding, ground, note_numbers
 from papernotes.intake.paper import cache_dir, paper_path, PaperError, read_paper
 from papernotes.intake.paper.read import is_cached
+from papernotes.layout import CACHE_DIR
 
 REPORT = "grounding.json"
 PARALLEL_THRESHOLD = 8

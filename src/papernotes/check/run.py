@@ -21,11 +21,11 @@ from papernotes.cache import BuildCache
 from papernotes.check.site import site_problems
 from papernotes.check.translations import translation_problems
 from papernotes.config import load_config, load_site_taxonomy
-from papernotes.corpus.load import cache_path, load_corpus
-from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
-from papernotes.corpus.model import SECTIONS, Entry, Note, SectionInfo
-from papernotes.site.plan import resolve_local_link, site_urls
 from papernotes.corpus.frontmatter import split_front_matter
+from papernotes.corpus.load import cache_path, load_corpus
+from papernotes.corpus.model import SECTIONS, Entry, Note, SectionInfo
+from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
+from papernotes.site.plan import resolve_local_link, site_urls
 from papernotes.site.resolve import resolve
 from papernotes.taxonomy import Taxonomy
 from papernotes.text import normalise_title

@@ -20,9 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from papernotes.cli import run
 from papernotes.cli.site_build import OPTIONS
 from papernotes.cli.site_build import run as build
-from papernotes.cli import run
 
 _FLAGS = {**{flag: (o.name, True) for o in OPTIONS if isinstance(o.default, bool) for flag in o.flags},
           **{flag: (o.name, False) for o in OPTIONS for flag in o.off}}

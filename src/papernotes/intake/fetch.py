@@ -28,15 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from papernotes import __version__
+from papernotes.cache import BuildCache
+from papernotes.corpus.load import load_corpus
 from papernotes.corpus.model import Note
+from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, PapernotesError, error, warning
 from papernotes.intake.paper.extract import first_page_text, sniff
 from papernotes.intake.paper.model import PaperError
-from papernotes.testhooks import pause
-from papernotes.cache import BuildCache
-from papernotes.corpus.load import load_corpus
-from papernotes.disk import atomic_write
 from papernotes.intake.sources import arxiv_id
+from papernotes.testhooks import pause
 
 Progress = Callable[[str, int, int], None]
 ARXIV = "https://arxiv.org"

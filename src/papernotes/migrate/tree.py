@@ -25,10 +25,11 @@ from typing import Any
 from urllib.parse import unquote
 
 from papernotes import __version__
-from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.corpus.model import LANGUAGES
 from papernotes.corpus.translation import translation_path
+from papernotes.disk import atomic_write
 from papernotes.errors import CorpusError, Diagnostic, error, warning
+from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.migrate.convert import (
     GENERATED,
     INFO_CODES,
@@ -42,7 +43,6 @@ from papernotes.migrate.convert import (
     label_of,
     render_note,
 )
-from papernotes.disk import atomic_write
 from papernotes.taxonomy import SLUG, VENUE_ID
 
 PARALLEL_THRESHOLD = 300

@@ -26,9 +26,9 @@ from papernotes.corpus.load import (
     load_paths,
     scan_corpus,
 )
+from papernotes.disk import Staging, output_path
 from papernotes.errors import CorpusError, Diagnostic
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
-from papernotes.disk import Staging, output_path
 from papernotes.testhooks import pause
 
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light

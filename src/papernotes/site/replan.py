@@ -40,6 +40,7 @@ from papernotes.site.editions import (
     translated_entry,
     translations,
 )
+from papernotes.site.figures import FIGURE_TEMPLATE
 from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.kinds.note import note_pages
 from papernotes.site.manifest import ManifestError, read_manifest
@@ -47,7 +48,6 @@ from papernotes.site.plan import cell_url, fingerprinted, plan_site, PlanSetting
 from papernotes.site.related import cached_related, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
 from papernotes.site.theme import labels_for, ui_strings
-from papernotes.site.figures import FIGURE_TEMPLATE
 
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry

@@ -17,12 +17,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 
+from papernotes import paths
 from papernotes.classify.rules import note_topics
 from papernotes.corpus.model import Entry, Note
 from papernotes.errors import Diagnostic, error, warning
-from papernotes import paths
-from papernotes.taxonomy import Taxonomy
 from papernotes.site.plan import site_urls
+from papernotes.taxonomy import Taxonomy
 
 RESERVED = paths.RESERVED_TOP
 

@@ -35,9 +35,9 @@ from urllib.parse import quote, urlsplit
 
 import watchfiles
 
-from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.corpus.load import SKIP_FILES, notes_beside
 from papernotes.errors import PapernotesError
+from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.site.build import Builder, BuildResult
 from papernotes.site.theme import ASSETS
 

@@ -20,9 +20,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from papernotes.intake.grounding import Finding, ground, note_numbers
 from papernotes.corpus.model import Grounding
 from papernotes.intake.draft import Drafted, Stub, body_parts, heading
+from papernotes.intake.grounding import Finding, ground, note_numbers
 from papernotes.intake.paper import PaperText
 from papernotes.intake.prompt import Prompt
 

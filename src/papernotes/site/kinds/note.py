@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from papernotes.corpus.model import Entry
-from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.markdown import inline_markdown, title_text
+from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.site.figures import FigureStore, NoteFigures, figure_pages
 from papernotes.site.plan import (
     PageKind,

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from papernotes import paths
-from papernotes.site.contexts import Page, RedirectContext
 from papernotes.markdown import title_text
+from papernotes.site.contexts import Page, RedirectContext
 from papernotes.site.plan import PageKind, PlanSettings, Scope, SiteIndex
 
 

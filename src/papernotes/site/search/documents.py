@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from papernotes.corpus.model import Entry
+from papernotes.site.plan import domain_label, venue_label
 from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
 from papernotes.text import normalise_title
-from papernotes.site.plan import domain_label, venue_label
 
 CHUNK = 8
 """Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""

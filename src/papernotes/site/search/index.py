@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from papernotes import forks
+from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.model import Entry, Note
 from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
@@ -36,7 +37,6 @@ from papernotes.site.search.encode import cut, encode_shard, encode_shards, gath
 from papernotes.site.search.store import FORMAT, SearchStore, digest, document_index, forget_base
 from papernotes.site.search.store import updatable as _updatable
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
-from papernotes.corpus.frontmatter import split_front_matter
 
 BodyReader = Callable[[Note], str]
 PARALLEL_NOTES = 200
