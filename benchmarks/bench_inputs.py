@@ -30,7 +30,7 @@ from pathlib import Path
 
 import quickjs
 
-from papernotes.check.formulas import _BATCH_JS, KATEX_DIR, extract_formulas
+from papernotes.corpus.formulas import _BATCH_JS, KATEX_DIR, extract_formulas
 from papernotes.corpus.frontmatter import split_front_matter
 
 

@@ -57,7 +57,12 @@ def child(argv: list[str], log: Path) -> None:
         *path, name = name.split(".")  # a method: Class.name
         for part in path:
             owner = getattr(owner, part)
-        setattr(owner, name, timed(getattr(owner, name), label))
+        original = getattr(owner, name)
+        wrapped = timed(original, label)
+        setattr(owner, name, wrapped)
+        for loaded in list(sys.modules.values()):  # and where a module imported it by name (``from … import``)
+            if getattr(loaded, "__name__", "").startswith("papernotes") and getattr(loaded, name, None) is original:
+                setattr(loaded, name, wrapped)
     from papernotes.cli.entry import main
 
     sys.argv = ["papernotes", "build", *argv]

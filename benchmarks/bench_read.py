@@ -221,7 +221,7 @@ def bench_grounding(work: Path, papers: int, pages: int, runs: int) -> dict[str,
 
 
 def bench_note_numbers(docs: Path) -> dict[str, float] | None:
-    from papernotes.check.grounding import note_numbers
+    from papernotes.intake.grounding import note_numbers
     from papernotes.corpus.frontmatter import split_front_matter
 
     if not docs.is_dir():

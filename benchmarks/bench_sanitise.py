@@ -68,10 +68,10 @@ def main() -> None:
     from papernotes.corpus import parse
     from papernotes.corpus.load import scan_corpus
     from papernotes.migrate.tree import import_tree
-    from papernotes.site import markdown
+    from papernotes import markdown
     from papernotes.site.build import build
     from papernotes.corpus.load import read_inside
-    from papernotes.site.sanitise import sanitise_body, sanitise_html
+    from papernotes.sanitise import sanitise_body, sanitise_html
 
     base = args.work or Path(tempfile.mkdtemp(prefix="bench-sanitise-", dir="/dev/shm" if os.path.isdir(
         "/dev/shm") else None))
@@ -96,7 +96,7 @@ def main() -> None:
     line("note bodies: markdown_body", body_with, body_without)
     shortcut, everything = pair(lambda: [sanitise_body(src, h) for src, h in zip(sources, html)],
                                 lambda: [sanitise_html(h) for h in html], args.runs)
-    from papernotes.site import sanitise
+    from papernotes import sanitise
 
     calls = []
     sanitise.sanitise_html = lambda fragment: calls.append(1) or sanitise_html(fragment)

@@ -10,7 +10,7 @@ to the fastest, and for each engine the number of notes in which the TeX of
 some ``$…$``/``$$…$$`` formula does not survive intact (``_`` turned into
 ``<em>``, ``\\{`` unescaped to ``{``, ``\\\\`` to ``\\``...).
 
-The formulas are found by pyromark (``papernotes.check.formulas.extract_formulas``);
+The formulas are found by pyromark (``papernotes.corpus.formulas.extract_formulas``);
 an engine keeps a formula intact when its HTML, unescaped and with runs of
 whitespace collapsed, contains the formula's TeX between its delimiters
 (``$``/``$$`` for engines without math support, the math ``<span>`` for
@@ -34,10 +34,10 @@ DEFAULT_DOCS = REPO.parent / "shared" / "corpus" / "paper-notes" / "docs"
 RUNS = 5
 
 try:
-    from papernotes.check.formulas import MARKDOWN_OPTIONS, Formula, extract_formulas
+    from papernotes.corpus.formulas import MARKDOWN_OPTIONS, Formula, extract_formulas
 except ImportError:  # running from a checkout without the package installed
     sys.path.insert(0, str(REPO / "src"))
-    from papernotes.check.formulas import MARKDOWN_OPTIONS, Formula, extract_formulas
+    from papernotes.corpus.formulas import MARKDOWN_OPTIONS, Formula, extract_formulas
 
 import pyromark  # noqa: E402  (after the path fix above, like papernotes)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from papernotes.check.formulas import (
+from papernotes.corpus.formulas import (
     KATEX_DIR,
     MARKDOWN_OPTIONS,
     Formula,
@@ -219,7 +219,7 @@ def test_lost_escape_heuristic() -> None:
 
 
 def test_missing_js_engine_falls_back_to_lint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import papernotes.check.formulas as formulas
+    import papernotes.corpus.formulas as formulas
 
     monkeypatch.setattr(formulas, "_QUICKJS", None)
     with FormulaChecker(tmp_path / "cache.sqlite") as checker:

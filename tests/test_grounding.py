@@ -13,7 +13,7 @@ pytest.importorskip("fpdf")
 
 import pdfgen  # noqa: E402
 from conftest import write_note  # noqa: E402
-from papernotes.check.grounding import PaperIndex, ground, note_numbers, support  # noqa: E402
+from papernotes.intake.grounding import PaperIndex, ground, note_numbers, support  # noqa: E402
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.paper import Paragraph, PaperText, Section, read_paper  # noqa: E402
 
@@ -63,7 +63,7 @@ def paper_of(*texts: str) -> PaperText:
 
 def how(number: str, paper: PaperText) -> str:
     (q,) = [q for q in note_numbers(number) if q.claim]
-    return support(q, PaperIndex(__import__("papernotes.check.grounding", fromlist=["x"]).paper_numbers(paper)))
+    return support(q, PaperIndex(__import__("papernotes.intake.grounding", fromlist=["x"]).paper_numbers(paper)))
 
 
 @pytest.mark.parametrize("stated, written, expected", [

@@ -117,7 +117,7 @@ def test_local_links_are_collected() -> None:
 
 
 def test_latex_style_delimiters_are_math_but_escaped_brackets_are_not() -> None:
-    from papernotes.site.markdown import inline_markdown, normalise_math, title_html
+    from papernotes.markdown import inline_markdown, normalise_math, title_html
 
     assert normalise_math(r"rate \(O(1/t)\) and \[x^2\]") == "rate $O(1/t)$ and $$x^2$$"
     assert normalise_math(r"see \[1\] and \[2\]") == r"see \[1\] and \[2\]"
@@ -127,7 +127,7 @@ def test_latex_style_delimiters_are_math_but_escaped_brackets_are_not() -> None:
 
 
 def test_summaries_keep_markdown_but_not_raw_html() -> None:
-    from papernotes.site.markdown import inline_markdown
+    from papernotes.markdown import inline_markdown
 
     out = inline_markdown('**粗体** `code` $x<y$ [arXiv](https://arxiv.org/abs/1) <script>alert(1)</script> '
                           '<img src=x onerror=alert(1)> <a href="javascript:x">j</a>')

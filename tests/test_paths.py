@@ -1,4 +1,4 @@
-"""Path rules (site/paths.py), the relative URLs pages use, and the publisher's last guard."""
+"""Path rules (paths.py), the relative URLs pages use, and the publisher's last guard."""
 from __future__ import annotations
 
 import json
@@ -11,8 +11,8 @@ import pytest
 
 from papernotes.errors import BuildError
 from papernotes.layout import MANIFEST_NAME
-from papernotes.site import paths, publish
-from papernotes.site.publish import MARKER, Staging
+from papernotes import disk, paths
+from papernotes.disk import MARKER, Staging
 from papernotes.site.theme import relative_url
 
 ALIASES = [
@@ -187,9 +187,9 @@ def test_an_old_site_being_deleted_is_left_to_the_rm_deleting_it(tmp_path: Path,
     (old / "venue").mkdir(parents=True)
     (old / "venue/index.html").write_text("x", encoding="utf-8")
     slow_rm = tmp_path / "slow-rm"  # an rm still at work on a large tree when the next build starts
-    slow_rm.write_text(f"#!/bin/sh\nsleep 1\nexec {publish.shutil.which('rm')} \"$@\"\n", encoding="utf-8")
+    slow_rm.write_text(f"#!/bin/sh\nsleep 1\nexec {disk.shutil.which('rm')} \"$@\"\n", encoding="utf-8")
     slow_rm.chmod(0o755)
-    monkeypatch.setattr(publish.shutil, "which", lambda name: str(slow_rm))
+    monkeypatch.setattr(disk.shutil, "which", lambda name: str(slow_rm))
     started: list[object] = []
     real_popen = subprocess.Popen
     monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: started.append(a[0]) or real_popen(*a, **k))

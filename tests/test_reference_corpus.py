@@ -16,7 +16,7 @@ import pytest
 
 from conftest import once_per_run
 from papernotes.site.build import build
-from papernotes.check.formulas import extract_formulas
+from papernotes.corpus.formulas import extract_formulas
 from papernotes.migrate.convert import source_text
 from papernotes.migrate.tree import import_tree
 from papernotes.corpus.frontmatter import parse, split_front_matter

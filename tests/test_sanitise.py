@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 import pytest
 
 from conftest import SHARED
-from papernotes.site.markdown import _brackets, _parens, inline_markdown, markdown_body, normalise_math, title_html
-from papernotes.site.sanitise import MAX_DEPTH, limit_depth, sanitise_html, sanitise_inline
+from papernotes.markdown import _brackets, _parens, inline_markdown, markdown_body, normalise_math, title_html
+from papernotes.sanitise import MAX_DEPTH, limit_depth, sanitise_html, sanitise_inline
 
 FORBIDDEN = {"script", "style", "iframe", "frame", "frameset", "object", "embed", "applet", "form", "button",
              "textarea", "select", "base", "meta", "link", "svg", "math", "template", "noscript", "video", "audio",
@@ -220,7 +220,7 @@ def test_engine_output_is_checked_instead_of_reparsed_and_agrees_with_nh3() -> N
     result is clean and shows the same text as nh3's."""
     import pyromark
 
-    from papernotes.site.markdown import MARKDOWN_OPTIONS, _wrap_math
+    from papernotes.markdown import MARKDOWN_OPTIONS, _wrap_math
 
     def text_of(fragment: str) -> str:
         import html as html_module

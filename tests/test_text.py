@@ -12,7 +12,7 @@ from papernotes import text
 from papernotes.intake.engines._paper import estimate_tokens
 from papernotes.intake.extractive import tokens as extractive_tokens
 from papernotes.intake.paper.front import is_name
-from papernotes.site.markdown import normalise_math
+from papernotes.markdown import normalise_math
 from papernotes.site.search.tokenize import field_terms
 from papernotes.text import (
     CJK_RANGES,

@@ -148,6 +148,11 @@ class SiteConfig(BaseModel):
         base = self.absolute_base
         return base + quote(url, safe="/%-._~#?=&+,;:@!$'()*") if base else ""
 
+    def named_paths(self) -> list[str]:
+        """The files and folders this config names, relative to the corpus (taxonomy files, theme folder):
+        with the config's own bytes, what a build's settings depend on (``site.build.settings_stamp``)."""
+        return [*self.taxonomy.files(), *([self.theme_dir] if self.theme_dir else [])]
+
     def theme_path(self, corpus: Path) -> Path | None:
         """The theme folder (``theme_dir`` resolved against the corpus), or ``None`` for the package's theme."""
         return (corpus / self.theme_dir).resolve() if self.theme_dir else None

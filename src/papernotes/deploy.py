@@ -25,10 +25,10 @@ from pathlib import Path
 
 from papernotes import __version__
 from papernotes.config import SiteConfig, load_config
+from papernotes.disk import MARKER
 from papernotes.errors import Diagnostic, PapernotesError
 from papernotes.layout import CACHE_DIR
 from papernotes.site.build import BuildResult, build
-from papernotes.site.publish import MARKER
 
 TRAILER = "Deployed-by: papernotes"
 """The last line of every commit deploy makes: how it knows a branch is its own."""

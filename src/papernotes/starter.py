@@ -21,9 +21,9 @@ from pydantic import BaseModel
 
 from papernotes import __version__
 from papernotes.config import SiteConfig
+from papernotes.disk import atomic_write
 from papernotes.errors import PapernotesError
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
-from papernotes.site.publish import atomic_write
 
 EXAMPLE_NOTE = "ICLR2015/optimization/adam_a_method_for_stochastic_optimization.md"
 WORKFLOW = ".github/workflows/pages.yml"

@@ -138,3 +138,9 @@ def stem(word: str) -> str:
         if not word.endswith(("ss", "us", "is")):
             return word[:-1]
     return word
+
+
+def normalise_title(title: str) -> str:
+    """A title reduced to what tells two papers apart: NFKC, case-folded, letters and digits only."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    return re.sub(r"[\W_]+", "", text)

@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from papernotes.check.grounding import Finding, ground, note_numbers
-from papernotes.layout import CACHE_DIR
+from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.model import Note
+from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning
+from papernotes.extras import require
+from papernotes.intake.grounding import Finding, ground, note_numbers
+from papernotes.intake.paper import cache_dir, paper_path, PaperError, read_paper
+from papernotes.intake.paper.read import is_cached
+from papernotes.layout import CACHE_DIR
 
 REPORT = "grounding.json"
 PARALLEL_THRESHOLD = 8
@@ -66,8 +71,6 @@ class GroundingReport:
 
 def ground_note(root: Path, path: str, summary: str = "", summary_line: int = 0) -> NoteGrounding | None:
     """Ground one note (``path`` relative to ``root``); ``None`` when it has no PDF. Raises ``PaperError``."""
-    from papernotes.corpus.frontmatter import split_front_matter
-    from papernotes.intake.paper import cache_dir, paper_path, read_paper
 
     note_file = root / path
     pdf = paper_path(note_file)
@@ -83,8 +86,6 @@ def ground_note(root: Path, path: str, summary: str = "", summary_line: int = 0)
 
 def _ground_many(args: tuple[str, list[tuple[str, str, int]]]) -> list[tuple[str, NoteGrounding | None, str]]:
     """Worker: (path, result or None, error message) per note."""
-    from papernotes.intake.paper import PaperError
-
     root = Path(args[0])
     out: list[tuple[str, NoteGrounding | None, str]] = []
     for path, summary, summary_line in args[1]:
@@ -99,8 +100,6 @@ def _ground_many(args: tuple[str, list[tuple[str, str, int]]]) -> list[tuple[str
 
 def ground_corpus(root: Path, notes: Sequence[Note], workers: int | None = None) -> GroundingReport:
     """Ground every note that has its PDF beside it; save the report under ``.papernotes/``."""
-    from papernotes.extras import require
-
     # the summary counts when front matter states it; one taken from the body is checked there
     jobs = [(n.path, n.summary, n.line_of("summary") if "summary" in n.field_lines else 0) for n in notes
             if (root / n.path).with_suffix(".pdf").is_file()]
@@ -108,9 +107,6 @@ def ground_corpus(root: Path, notes: Sequence[Note], workers: int | None = None)
         require("pypdf", "check --grounding")
     workers = workers or os.cpu_count() or 1
     if len(jobs) >= PARALLEL_THRESHOLD and workers >= 2:
-        from papernotes.intake.paper import cache_dir
-        from papernotes.intake.paper.read import is_cached
-
         folder = cache_dir(root)  # worker processes pay off only for papers not read yet
         fresh = sum(not is_cached((root / path).with_suffix(".pdf"), folder) for path, _, _ in jobs)
         workers = workers if fresh >= PARALLEL_THRESHOLD else 1
@@ -140,8 +136,6 @@ def ground_corpus(root: Path, notes: Sequence[Note], workers: int | None = None)
 
 
 def save_report(root: Path, report: GroundingReport) -> None:
-    from papernotes.site.publish import atomic_write
-
     try:
         atomic_write(root / CACHE_DIR / REPORT, json.dumps(report.to_dict(), ensure_ascii=False, indent=1))
     except OSError:  # a read-only corpus is still checked; only the saved report is missing

@@ -9,8 +9,6 @@ corpus by ``check/site.py``.
 """
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,17 +16,19 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import NamedTuple
 
+from papernotes import extras
 from papernotes.cache import BuildCache
 from papernotes.check.site import site_problems
 from papernotes.check.translations import translation_problems
 from papernotes.config import load_config, load_site_taxonomy
-from papernotes.corpus.load import cache_path, load_corpus
-from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
-from papernotes.corpus.model import SECTIONS, Entry, Note, SectionInfo
-from papernotes.site.plan import resolve_local_link, site_urls
 from papernotes.corpus.frontmatter import split_front_matter
+from papernotes.corpus.load import cache_path, load_corpus
+from papernotes.corpus.model import SECTIONS, Entry, Note, SectionInfo
+from papernotes.errors import CorpusError, Diagnostic, error, text_line, warning
+from papernotes.site.plan import resolve_local_link, site_urls
 from papernotes.site.resolve import resolve
 from papernotes.taxonomy import Taxonomy
+from papernotes.text import normalise_title
 
 REQUIRED_SECTIONS = ("summary", "background", "method", "experiments", "highlights", "limitations")
 
@@ -43,12 +43,7 @@ class CheckOptions:
     site: Path | None = None
     """A built site whose pages are compared with the corpus."""
     grounding: bool = False
-    """Check every number a note states against its paper, the PDF beside it (``check.grounding``)."""
-
-
-def normalise_title(title: str) -> str:
-    text = unicodedata.normalize("NFKC", title).casefold()
-    return re.sub(r"[\W_]+", "", text)
+    """Check every number a note states against its paper, the PDF beside it (``intake.grounding``)."""
 
 
 def section_problems(note: Note) -> list[Diagnostic]:
@@ -169,7 +164,8 @@ def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
 
 
 def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
-    from papernotes.check.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
+    # lazy: 43 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
+    from papernotes.corpus.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
 
     problems: list[Diagnostic] = []
     groups = []
@@ -197,10 +193,9 @@ def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None)
 
 
 def misfile_problems(notes: Sequence[Note], taxonomy: Taxonomy, threshold: float) -> list[Diagnostic]:
-    from papernotes.extras import available
-
-    if not available("sklearn"):  # the learned classifier is an extra; `check` works without it
+    if not extras.available("sklearn"):  # the learned classifier is an extra; `check` works without it
         return []
+    # lazy: 184 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
     from papernotes.classify.learned import suspected_misfiles
 
     labelled = [n for n in notes if n.domain]
@@ -247,6 +242,7 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     if options.site is not None:
         diagnostics.extend(site_problems(options.site, entries))
     if options.grounding:
+        # lazy: 145 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
         from papernotes.check.grounding_run import ground_corpus
 
         diagnostics.extend(ground_corpus(root, notes).diagnostics)

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from papernotes.classify.prediction import Prediction
-from papernotes.corpus.load import note_digest
 from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
+from papernotes.corpus.load import note_digest
 from papernotes.corpus.model import Note
+from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning
-from papernotes.site.publish import atomic_write
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,9 @@ import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from papernotes.classify.prediction import MISFILE_THRESHOLD, SECONDARY_MIN, Prediction, too_few_labels
 from papernotes.classify.rules import note_topics, rule_domain_scores
@@ -33,9 +35,6 @@ from papernotes.corpus.model import Note
 from papernotes.extras import MissingExtraError, available, missing_message
 from papernotes.taxonomy import Taxonomy
 from papernotes.text import cjk_runs, latin_words, ngrams
-
-if TYPE_CHECKING:
-    import numpy as np
 
 if not available("sklearn"):  # lets callers treat the classifier as optional
     raise MissingExtraError(missing_message("sklearn", "the learned classifier"))
@@ -96,7 +95,6 @@ def predict(notes: Sequence[Note], taxonomy: Taxonomy, settings: Settings = Sett
     """One prediction per note, in the order given; deterministic for fixed ``settings``."""
     if not notes:
         return []
-    import numpy as np
 
     classes, probs, sources = _probabilities(notes, taxonomy, settings)
     best = np.argsort(-probs, axis=1, kind="stable")[:, :3]  # ties: taxonomy order
@@ -126,8 +124,6 @@ def model_text(note: Note) -> str:
 
 
 def _rule_matrix(notes: Sequence[Note], taxonomy: Taxonomy, classes: list[str]) -> np.ndarray:
-    import numpy as np
-
     column = {slug: j for j, slug in enumerate(classes)}
     scores = np.zeros((len(notes), len(classes)))
     for i, note in enumerate(notes):
@@ -143,7 +139,6 @@ def _features(notes: Sequence[Note], rules: np.ndarray, settings: Settings) -> A
     The vectorisers see every note's text but no label, so fitting them once on
     the whole corpus does not leak labels into the cross-fitted predictions.
     """
-    import numpy as np
     from scipy import sparse
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import normalize
@@ -181,8 +176,6 @@ class _Job:
 
 def fold_of(labels: Sequence[str], folds: int, random_state: int) -> list[int]:
     """Stratified fold number of each label: each domain's notes are dealt round the folds in random order."""
-    import numpy as np
-
     rng = np.random.default_rng(random_state)
     by_label: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
@@ -222,7 +215,6 @@ def _rules_only(rules: np.ndarray, fallback: int, smoothing: float = 0.5) -> np.
 
 def _svm_scores(features: Any, labels: np.ndarray, job: _Job, columns: dict[str, int],
                 settings: Settings) -> np.ndarray:
-    import numpy as np
     from sklearn.svm import LinearSVC
 
     train = list(job.train)
@@ -238,8 +230,6 @@ def _svm_scores(features: Any, labels: np.ndarray, job: _Job, columns: dict[str,
 
 
 def _softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
-    import numpy as np
-
     z = temperature * scores
     z = z - z.max(axis=1, keepdims=True)
     e = np.exp(z)
@@ -260,7 +250,6 @@ def _blend(model: np.ndarray, shares: np.ndarray, weights: np.ndarray) -> np.nda
 def _calibrate(scores: np.ndarray, shares: np.ndarray, truth: np.ndarray,
                default: tuple[float, float] = (5.0, 0.0)) -> tuple[float, float]:
     """Softmax temperature, then rule weight, that minimise the log loss of out-of-fold predictions."""
-    import numpy as np
     from scipy.optimize import minimize_scalar
 
     if len(truth) < 2:
@@ -282,8 +271,6 @@ def _calibrate(scores: np.ndarray, shares: np.ndarray, truth: np.ndarray,
 def _probabilities(notes: Sequence[Note], taxonomy: Taxonomy,
                    settings: Settings) -> tuple[list[str], np.ndarray, list[str]]:
     """``(classes, probabilities per note and class, source per note)``."""
-    import numpy as np
-
     labels = [n.domain for n in notes]
     classes = list(taxonomy.domains) + sorted({d for d in labels if d and d not in taxonomy.domains})
     columns = {c: j for j, c in enumerate(classes)}

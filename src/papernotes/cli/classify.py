@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from papernotes.classify.prediction import MIN_CONFIDENCE, MISFILE_THRESHOLD
+from papernotes import extras
+from papernotes.classify.prediction import MIN_CONFIDENCE, MISFILE_THRESHOLD, too_few_labels
 from papernotes.cli.common import app, err, fail, model_line, out
 from papernotes.cli.output import error, report
 
@@ -68,6 +69,7 @@ def classify(
 
     learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) the taxonomy's rules alone predict the notes without a domain, each with a confidence (how many distinct rule phrases of one domain the title, keywords, summary and abstract hold, less those of other domains); notes no rule matches are listed for review. openai: one request per note without a domain (--batch: all of them in one Batch API batch, a repair round in another). Exit status 1 when nothing could be predicted or a note could not be classified.
     """
+    # lazy: 571 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
     from papernotes.cache import BuildCache
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.corpus.load import load_corpus
@@ -101,6 +103,7 @@ def classify(
         return
     report(failures)
     if apply:
+        # lazy: 69 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
         from papernotes.classify.apply import apply_domains
 
         _print_applied(apply_domains(corpus, notes, predictions, min_confidence), min_confidence, as_json)
@@ -115,16 +118,16 @@ def classify(
 def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: bool,
              as_json: bool) -> list[Prediction] | None:
     """The learned classifier's predictions; ``None`` when ``--evaluate`` printed its table instead."""
-    from papernotes.classify.prediction import too_few_labels
-    from papernotes.extras import MissingExtraError, available, missing_message
 
     if not evaluate and notes and (reason := too_few_labels(notes)) is not None:  # day one: no extra needed
+        # lazy: 56 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
         from papernotes.classify.by_rules import predict_by_rules
 
         err.print(f"{reason}; until then the taxonomy's rules decide the clear cases", highlight=False)
         return predict_by_rules(notes, taxonomy)
-    if not available("sklearn"):  # the learned classifier is an extra
-        raise MissingExtraError(missing_message("sklearn", "papernotes classify"))
+    if not extras.available("sklearn"):  # the learned classifier is an extra
+        raise extras.MissingExtraError(extras.missing_message("sklearn", "papernotes classify"))
+    # lazy: 327 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
     from papernotes.classify import learned
 
     settings = learned.Settings(folds=folds)
@@ -137,6 +140,7 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
 def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig, taxonomy: Taxonomy,
                batch: bool) -> tuple[list[Prediction], list[Diagnostic]]:
     """A language model's choice for every note without a domain, and an error per note it could not classify."""
+    # lazy: 370 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
     from papernotes.classify.llm import classify_with_llm
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import error as diagnostic
@@ -216,6 +220,7 @@ def _print_summary(predictions: list[Prediction], threshold: float, min_confiden
 
 
 def _print_evaluation(ev: Evaluation, as_json: bool) -> None:
+    # lazy: 8 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
     from rich.table import Table
 
     if as_json:

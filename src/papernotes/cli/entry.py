@@ -4,10 +4,11 @@ A plain ``papernotes build CORPUS [-o SITE] [-q] [-j N] [--strict] [--no-cache]`
 is by far the most frequent command, and at 50,000 notes its no-op answer
 (``up to date``) is a scan of the corpus. Typer's parser costs ~0.15 s of that
 (it builds a pydantic adapter per option) and importing typer and rich another
-~0.17 s, so such an argument list is read here and handed to ``cli.site_build.run``,
-the function the registered command (``cli.site.build``) calls, with the values typer
-would pass (``tests/test_cli_entry.py`` holds the two parsers to the same result);
-neither typer nor rich is imported. Anything else — ``--help``, an
+~0.17 s, so such an argument list is read here, with the option definitions the
+registered command is made from (``cli.site_build.OPTIONS``), and handed to the function
+it calls (``cli.site_build.run``) with the values typer would pass
+(``tests/test_cli_entry.py`` holds the two parsers to the same result); neither typer
+nor rich is imported. Anything else — ``--help``, an
 unknown or repeated option, a corpus that is a file, any other command — goes
 to typer unchanged, which also prints the errors.
 """
@@ -19,9 +20,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-_FLAGS = {"-q": ("quiet", True), "--quiet": ("quiet", True), "--strict": ("strict", True),
-          "--no-strict": ("strict", False), "--no-cache": ("no_cache", True)}
-_VALUES = {"-o": "output", "--output": "output", "-j": "jobs", "--jobs": "jobs"}
+from papernotes.cli import run
+from papernotes.cli.site_build import OPTIONS
+from papernotes.cli.site_build import run as build
+
+_FLAGS = {**{flag: (o.name, True) for o in OPTIONS if isinstance(o.default, bool) for flag in o.flags},
+          **{flag: (o.name, False) for o in OPTIONS for flag in o.off}}
+_VALUES = {flag: o.name for o in OPTIONS if not isinstance(o.default, bool) for flag in o.flags}
+_TYPES = {o.name: type(o.default) for o in OPTIONS}
 
 
 def plain_build(args: list[str]) -> dict[str, Any] | None:
@@ -29,8 +35,7 @@ def plain_build(args: list[str]) -> dict[str, Any] | None:
     for anything this reader does not take (typer then reads it)."""
     if not args or args[0] != "build":
         return None
-    params: dict[str, Any] = {"output": Path("site"), "strict": False, "jobs": 0, "no_cache": False,
-                              "quiet": False}
+    params: dict[str, Any] = {o.name: o.default for o in OPTIONS}
     seen: set[str] = set()
     corpus: str | None = None
     rest = iter(args[1:])
@@ -43,12 +48,12 @@ def plain_build(args: list[str]) -> dict[str, Any] | None:
             value = inline if equals else next(rest, None)
             if value is None or value == "" or value.startswith("-"):
                 return None
-            if key == "jobs":
+            if _TYPES[key] is int:
                 if not value.isascii() or not value.isdigit():
                     return None
                 value = int(value)
             else:
-                value = Path(value)
+                value = _TYPES[key](value)
         elif not arg.startswith("-") and corpus is None:
             corpus = arg
             continue
@@ -68,12 +73,8 @@ def main(*, leave_at_once: bool = False) -> None:
     ``leave_at_once``: end the process when a plain build is done (see ``_leave``)."""
     params = plain_build(sys.argv[1:])
     if params is None:
-        from papernotes.cli import run
-
         run()
         return
-    from papernotes.cli.site_build import run as build
-
     try:
         status = build(**params)
     except KeyboardInterrupt:

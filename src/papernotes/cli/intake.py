@@ -47,6 +47,7 @@ def ingest_command(
 
     CORPUS is created when it does not exist. With `pdf`, each PDF's title, authors, abstract, arXiv id and venue come from its first page, and the PDF is filed beside its note (slug.md ↔ slug.pdf; a duplicate's PDF joins the note already there, never replacing another PDF). Exit status 1 when a paper could not be added (reported with its file and line: no venue, an entry or a PDF that cannot be read); the other papers are added.
     """
+    # lazy: 456 ms (importtime, beside papernotes.cli.intake): `--help` does not load it
     from papernotes.errors import PapernotesError
     from papernotes.intake.ingest import ingest
     from papernotes.intake.sources import SourceRequest
@@ -94,6 +95,7 @@ def draft_command(
 
     A draft replaces the canonical sections in place; a section edited by hand since the last draft is kept (`--force` replaces it), and so is text under headings of your own. `lang` is set to the language the text is in. Notes not drafted are counted by reason (`-v` lists them). Exit status 1 when a note could not be drafted (it is left as it was, with `draft_error`) or a PDF beside a note could not be read (the note is drafted from its abstract); every finished note is saved either way.
     """
+    # lazy: 558 ms (importtime, beside papernotes.cli.intake): `--help` does not load it
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import PapernotesError
     from papernotes.intake.draft import draft
@@ -153,6 +155,7 @@ def read_command(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Read the PDF again, ignoring the cache.")] = False,
 ) -> None:
     """Print what the pipeline reads from a PDF: sections in reading order, pages, appendix, figures and tables."""
+    # lazy: 140 ms (importtime, beside papernotes.cli.intake): `--help` does not load it
     import json
 
     from papernotes.errors import PapernotesError
@@ -208,6 +211,7 @@ def fetch_command(
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
     """Put each note's paper beside it (foo.md → foo.pdf): downloaded from its arXiv/OpenReview/pdf link, or filed."""
+    # lazy: 297 ms (importtime, beside papernotes.cli.intake): `--help` does not load it
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import PapernotesError
     from papernotes.intake.fetch import FetchOptions, fetch_corpus, file_from_dir

@@ -6,36 +6,43 @@ modules are imported inside the commands so ``papernotes --help`` stays instant.
 from __future__ import annotations
 
 import errno
+import inspect
 import socket
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from papernotes.cli.common import CorpusArg, app, fail, out
 from papernotes.cli.output import error, notes_counted, report
+from papernotes.cli.site_build import HELP as BUILD_HELP
+from papernotes.cli.site_build import OPTIONS as BUILD_OPTIONS
+from papernotes.cli.site_build import run as run_build
 from papernotes.errors import PapernotesError
+from papernotes.forks import one_blas_thread
 
 
-@app.command()
-def build(
-    corpus: CorpusArg,
-    output: Annotated[Path, typer.Option("-o", "--output", help="Site directory to (re)build.")] = Path("site"),
-    strict: Annotated[bool, typer.Option(help="Fail, writing nothing, if any note has an error.")] = False,
-    jobs: Annotated[int, typer.Option("-j", "--jobs", help="Worker processes (default: all cores).")] = 0,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Ignore and do not update the build cache.")] = False,
-    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
-) -> None:
-    """Build the static site. Only pages whose inputs changed are re-rendered.
+def _build_command() -> Callable[..., None]:
+    """The typer command made from ``cli.site_build.OPTIONS``: the one definition of build's options."""
 
-    A note with errors is reported and left out (exit status 0; --strict fails instead). A corpus without a note to publish is an error (exit status 1).
-    """
-    from papernotes.cli.site_build import run
+    def build(corpus: Path, **options: Any) -> None:
+        status = run_build(corpus, **options)
+        if status:
+            raise typer.Exit(status)
 
-    status = run(corpus, output, strict=strict, jobs=jobs, no_cache=no_cache, quiet=quiet)
-    if status:
-        raise typer.Exit(status)
+    parameters = [inspect.Parameter("corpus", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=CorpusArg)]
+    parameters += [inspect.Parameter(o.name, inspect.Parameter.KEYWORD_ONLY, default=o.default,
+                                     annotation=Annotated[type(o.default), typer.Option(*o.declarations(), help=o.help)])
+                   for o in BUILD_OPTIONS]
+    build.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    build.__annotations__ = {p.name: p.annotation for p in parameters}
+    build.__doc__ = BUILD_HELP
+    return build
+
+
+app.command()(_build_command())
 
 
 @app.command()
@@ -49,9 +56,8 @@ def serve(
 
     The site is served under the path of base_url (/notes/ for https://example.org/notes/; / redirects there), as on its host, so links and the 404 page of each edition work as they will there.
     """
-    from papernotes.forks import one_blas_thread
-
     one_blas_thread()  # before anything imports numpy
+    # lazy: 330 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)
@@ -118,6 +124,7 @@ def check(
                             "needs the pdf extra.")] = False,
 ) -> None:
     """Validate the corpus; exit status 1 only when there are errors (warnings are fine)."""
+    # lazy: 369 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     import json
 
     from papernotes.check.run import CheckOptions, check_corpus
@@ -149,6 +156,7 @@ def check(
 
 def _grounding_summary(corpus: Path) -> dict:  # type: ignore[type-arg]
     """Per-note counts of the grounding check that just ran (saved by it under .papernotes/)."""
+    # lazy: 220 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.check.grounding_run import load_report
 
     return load_report(corpus.resolve()) or {}
@@ -180,6 +188,7 @@ def new(
 
     The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong, or when the --pdf cannot be read (exit status 2).
     """
+    # lazy: 269 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.config import load_config, load_site_taxonomy
     from papernotes.intake.paper import PaperError
     from papernotes.intake.scaffold import NewNote, ScaffoldError, create_note, from_pdf

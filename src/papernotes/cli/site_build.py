@@ -1,23 +1,55 @@
-"""What ``papernotes build`` does, free of typer and rich.
+"""The ``papernotes build`` command, free of typer and rich: its options (``OPTIONS``, ``HELP``) and ``run``.
 
-``cli.site.build`` (the registered command) and ``cli.entry`` (a plain
-``build`` argument list, read without typer) both call ``run``; at 50,000 notes
-an up-to-date build is then a scan of the corpus and little else.
+Both readers of a ``build`` argument list take the options from here: ``cli.site``
+registers the typer command made from them, and ``cli.entry`` reads a plain
+argument list with them, without typer; both call ``run``. At 50,000 notes an
+up-to-date build is then a scan of the corpus and little else.
 """
 from __future__ import annotations
 
+import gc
+from dataclasses import dataclass
 from pathlib import Path
 
 from papernotes.cli.output import error, failure, notes_counted, report, say, warn
 from papernotes.errors import Diagnostic, PapernotesError
+from papernotes.forks import one_blas_thread
 
 
-def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs: int = 0, no_cache: bool = False,
-        quiet: bool = False) -> int:
-    """Build ``corpus`` into ``output`` and print what happened; the exit status."""
-    import gc
+@dataclass(frozen=True)
+class BuildOption:
+    """One option of ``papernotes build``: a keyword of ``run``, the names that set it, its default and help."""
 
-    from papernotes.forks import one_blas_thread
+    name: str
+    flags: tuple[str, ...]
+    """The names that set it (a boolean's set it to True)."""
+    default: Path | bool | int
+    """Its default, whose type is the option's type."""
+    help: str
+    off: tuple[str, ...] = ()
+    """For a boolean, the names that set it back to False."""
+
+    def declarations(self) -> tuple[str, ...]:
+        """The names as typer (click) declares them."""
+        return (f"{self.flags[0]}/{self.off[0]}",) if self.off else self.flags
+
+
+OPTIONS = (
+    BuildOption("output", ("-o", "--output"), Path("site"), "Site directory to (re)build."),
+    BuildOption("strict", ("--strict",), False, "Fail, writing nothing, if any note has an error.", off=("--no-strict",)),
+    BuildOption("jobs", ("-j", "--jobs"), 0, "Worker processes (default: all cores)."),
+    BuildOption("no_cache", ("--no-cache",), False, "Ignore and do not update the build cache."),
+    BuildOption("quiet", ("-q", "--quiet"), False, "Only print errors."),
+)
+
+HELP = """Build the static site. Only pages whose inputs changed are re-rendered.
+
+    A note with errors is reported and left out (exit status 0; --strict fails instead). A corpus without a note to publish is an error (exit status 1).
+    """
+
+
+def run(corpus: Path, *, output: Path, strict: bool, jobs: int, no_cache: bool, quiet: bool) -> int:
+    """Build ``corpus`` into ``output`` and print what happened; the exit status (``OPTIONS`` says the rest)."""
 
     one_blas_thread()  # before anything imports numpy
 
@@ -26,6 +58,7 @@ def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs
     gc.freeze()
     gc.set_threshold(50_000, 20, 20)
     found = _scan(corpus)  # which loads these two modules while the scan's child finishes
+    # lazy: 54 ms (importtime, beside papernotes.cli.site_build): `--help` does not load the builder
     from papernotes.cli.progress import progress_bar
     from papernotes.site.build import build
 
@@ -56,12 +89,14 @@ def run(corpus: Path, output: Path = Path("site"), *, strict: bool = False, jobs
 
 def _scan(corpus: Path):  # type: ignore[no-untyped-def]
     """The corpus' note files, scanned once for the check above and the build; None if unreadable."""
+    # lazy: 13 ms (importtime, beside papernotes.cli.site_build): `--help` does not load the scan
     from papernotes.corpus.load import scan_corpus
 
     if not corpus.is_dir():
         return None
 
     def meanwhile() -> None:  # what the build needs, loaded while the scan's child walks its share
+        # lazy: 35 ms (importtime, beside papernotes.cli.site_build): loaded while the scan runs, not before
         import papernotes.cli.progress
         import papernotes.site.build  # noqa: F401
 

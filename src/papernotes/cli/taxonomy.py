@@ -75,6 +75,7 @@ def taxonomy(
 
     The site's taxonomy: the shipped one with the files named in the taxonomy table of papernotes.toml (in the corpus given by --corpus, default the current directory).
     """
+    # lazy: 90 ms (importtime, beside papernotes.cli.taxonomy): `--help` does not load it
     from papernotes.config import load_config, load_site_taxonomy
 
     try:

@@ -6,7 +6,7 @@ the site. Notes are untrusted: a file that is huge, holds a NUL byte (which no
 text note has, and which must never reach a page) or opens with a front matter
 too long to be one is refused before the YAML parser and the Markdown engine
 see it. The other bounds sit where their data is used: URL lengths and the
-number of aliases in ``site/paths.py``, formula spans in ``site/markdown.py``.
+number of aliases in ``paths.py``, formula spans in ``markdown.py``.
 """
 from __future__ import annotations
 

@@ -13,10 +13,10 @@ from functools import lru_cache
 from typing import Any
 
 from papernotes.corpus.frontmatter import FrontMatterError, key_lines, parse, split_front_matter
-from papernotes.errors import Diagnostic, error, warning
-from papernotes.site.markdown import inline_markdown, title_html
 from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Grounding, Note, SectionInfo
 from papernotes.corpus.translation import read_record, text_digest, translation_name
+from papernotes.errors import Diagnostic, error, warning
+from papernotes.markdown import inline_markdown, title_html
 from papernotes.taxonomy import suggest
 
 

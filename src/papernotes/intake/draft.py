@@ -31,7 +31,9 @@ from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, r
 from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
 from papernotes.corpus.translation import translation_name
+from papernotes.disk import atomic_write
 from papernotes.errors import CorpusError, Diagnostic, error, warning
+from papernotes.extras import require
 from papernotes.intake.conversation import Usage
 from papernotes.intake.engines import ENGINES, DraftEngine
 from papernotes.intake.engines._paper import abstract_of
@@ -51,7 +53,6 @@ from papernotes.intake.redraft import (
     record_of,
 )
 from papernotes.registry import UnknownName
-from papernotes.site.publish import atomic_write
 
 MAX_KEYWORDS = 10
 SKIP_TRANSLATION = "a translation (`papernotes translate` makes it from its original)"
@@ -313,8 +314,6 @@ class DraftJob:
         pdf = paper_path(self.corpus / stub.path)
         paper = None
         if pdf.is_file():
-            from papernotes.extras import require
-
             require("pypdf", "drafting from the PDF beside a note")
             try:
                 paper = read_paper(pdf, cache_dir(self.corpus))

@@ -28,10 +28,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from papernotes import __version__
+from papernotes.cache import BuildCache
+from papernotes.corpus.load import load_corpus
 from papernotes.corpus.model import Note
+from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, PapernotesError, error, warning
-from papernotes.intake.paper.extract import sniff
+from papernotes.intake.paper.extract import first_page_text, sniff
 from papernotes.intake.paper.model import PaperError
+from papernotes.intake.sources import arxiv_id
 from papernotes.testhooks import pause
 
 Progress = Callable[[str, int, int], None]
@@ -85,8 +89,6 @@ class FetchResult:
 
 def paper_urls(note: Note, api_url: str | None = None) -> list[str]:
     """Where a note's PDF can be downloaded from, best first."""
-    from papernotes.intake.sources import arxiv_id
-
     links = dict(note.links)
     urls = []
     aid = note.arxiv_id or arxiv_id(links.get("arxiv", ""))
@@ -193,9 +195,6 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def load_notes(root: Path) -> list[Note]:
-    from papernotes.cache import BuildCache
-    from papernotes.corpus.load import load_corpus
-
     with BuildCache(None) as cache:
         return list(load_corpus(root, cache).notes)
 
@@ -244,9 +243,6 @@ def _normalise(text: str) -> str:
 
 def file_from_dir(root: Path, folder: Path, progress: Progress | None = None) -> FetchResult:
     """Copy the PDFs of ``folder`` beside the notes they are the paper of, by arXiv id or title."""
-    from papernotes.intake.paper.extract import first_page_text
-    from papernotes.intake.sources import arxiv_id
-    from papernotes.site.publish import atomic_write
 
     if not folder.is_dir():
         raise PapernotesError(f"{folder}: not a folder")

@@ -28,12 +28,12 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from papernotes.config import CACHE_DIR, load_config, load_site_taxonomy
-from papernotes.corpus.load import read_note, scan
-from papernotes.errors import CorpusError, Diagnostic, error, warning
-from papernotes.corpus.model import LINK_KINDS
-from papernotes.site.publish import atomic_write
 from papernotes.corpus import frontmatter
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError
+from papernotes.corpus.load import read_note, scan
+from papernotes.corpus.model import LINK_KINDS
+from papernotes.disk import atomic_write
+from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake.paper.cache import cache_dir
 from papernotes.intake.sources import SOURCES, Paper, SourceRequest, load_source
 from papernotes.intake.venues import normalise_venue, resolve_venue

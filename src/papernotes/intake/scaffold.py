@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from papernotes.corpus.frontmatter import dump
-from papernotes.errors import PapernotesError
 from papernotes.corpus.model import SECTIONS
+from papernotes.disk import atomic_write
+from papernotes.errors import PapernotesError
 from papernotes.intake.ingest import CorpusState
 from papernotes.intake.paper import cache_dir, read_paper
 from papernotes.intake.sources import Paper
 from papernotes.intake.venues import resolve_venue
-from papernotes.site.publish import atomic_write
 from papernotes.taxonomy import VENUE_ID, Taxonomy, slugify
 
 RATING_LINES = {

@@ -33,6 +33,7 @@ from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.corpus.model import LANGUAGES, Note
 from papernotes.corpus.parse import parse_note
 from papernotes.corpus.translation import translation_path
+from papernotes.disk import atomic_write
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake import translate_guard as guard
 from papernotes.intake import translate_parts as parts
@@ -51,7 +52,6 @@ from papernotes.intake.conversation import (
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.llm_run import run_talks
 from papernotes.intake.prompt import Prompt, json_object, then
-from papernotes.site.publish import atomic_write
 from papernotes.testhooks import pause
 
 ENGINES = ("openai",)

@@ -5,13 +5,13 @@ translation. Out: what the original has that the translation lost, each item
 described for a repair request and for the report.
 
 - formulas: every ``$…$``, ``$$…$$``, ``\\(…\\)`` and ``\\[…\\]`` as the renderer
-  finds them (``check.formulas.extract_formulas``), compared by their TeX with
+  finds them (``corpus.formulas.extract_formulas``), compared by their TeX with
   white space collapsed;
 - code: every fenced code block (its lines, trailing blanks ignored) and every
   inline code span;
 - link targets: the target of every ``[text](target)``, ``href``, ``<URL>`` and
   bare ``http(s)://`` URL;
-- numbers: every number ``check.grounding.note_numbers`` finds (decimals,
+- numbers: every number ``intake.grounding.note_numbers`` finds (decimals,
   percentages, factors, table cells, integers in prose; not years, section or
   figure numbers, versions, names such as GPT-4), compared by their digits at
   the precision written (``12.50`` is not ``12.5``); a number with a scale
@@ -26,8 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from papernotes.check.formulas import extract_formulas
-from papernotes.check.grounding import SCALE, note_numbers
+from papernotes.corpus.formulas import extract_formulas
+from papernotes.intake.grounding import SCALE, note_numbers
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")

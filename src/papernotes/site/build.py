@@ -12,7 +12,7 @@ import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,10 +26,9 @@ from papernotes.corpus.load import (
     load_paths,
     scan_corpus,
 )
+from papernotes.disk import Staging, output_path
 from papernotes.errors import CorpusError, Diagnostic
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
-from papernotes.site import replan
-from papernotes.site.publish import Staging, output_path
 from papernotes.testhooks import pause
 
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
@@ -79,31 +78,22 @@ class Project:
     """The figures of the PDFs beside notes (``site/figures.py``); ``None``: pages show none."""
 
 
-def settings_stamp(root: Path) -> str:
+def settings_stamp(root: Path, named: Sequence[str]) -> str:
     """A cheap stand-in for the salt, compared before reading any setting: it changes whenever the salt
-    may have (papernotes' files, the config's bytes, the taxonomy files and theme folder it names),
-    judged by file sizes and modification times. Empty (never equal) when the config cannot be read."""
-    import tomllib
+    may have (papernotes' files, the config's bytes, and the files and folders ``named``), judged by file
+    sizes and modification times; empty (never equal) when the config cannot be read.
 
+    ``named`` is what the config named when the stamp was last recorded (``SiteConfig.named_paths``, kept
+    in the stamp itself: ``stamp_names``). While the config's bytes are the same it names the same files,
+    and when they differ the stamp differs anyway: so the config is never parsed here, only by its schema."""
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    paths = [Path(__file__).resolve().parents[1]]
     try:
-        data = (root / CONFIG_NAME).read_bytes()
+        digest.update((root / CONFIG_NAME).read_bytes())
     except FileNotFoundError:
-        data = b""
+        pass
     except OSError:
         return ""
-    digest.update(data)
-    try:
-        config = tomllib.loads(data.decode("utf-8-sig")) if data else {}
-        files = config.get("taxonomy", {})
-        # every list of the table (venues, domains, topics, synonyms: the config model checks the keys)
-        paths += [root / name for names in files.values() if isinstance(names, list) for name in names]
-        if config.get("theme_dir"):
-            paths.append(root / str(config["theme_dir"]))
-    except (ValueError, AttributeError, TypeError):
-        return ""
-    for top in paths:
+    for top in [Path(__file__).resolve().parents[1], *(root / name for name in named)]:
         for dirpath, dirnames, filenames in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
@@ -112,10 +102,16 @@ def settings_stamp(root: Path) -> str:
                 except OSError:
                     continue
                 digest.update(f"{dirpath}/{name}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
-    return digest.hexdigest()
+    return "\n".join([digest.hexdigest(), *named])
+
+
+def stamp_names(stamp: str) -> list[str]:
+    """The files and folders a ``settings_stamp`` was taken over (see there)."""
+    return stamp.split("\n")[1:]
 
 
 def open_project(corpus: Path) -> Project:
+    # lazy: 144 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
     from papernotes.config import (  # the schema (pydantic) loads only here
         load_config,
         load_site_taxonomy,
@@ -168,6 +164,7 @@ class Builder:
     def project(self) -> Project:
         """Config, taxonomy and salt, read on first use (a build with nothing to do never needs them)."""
         if self._project is None:
+            # lazy: 42 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
             from papernotes.site.figures import FigureStore
 
             project = open_project(self.root)
@@ -202,14 +199,22 @@ class Builder:
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
             pending = set(cache.load_blob(SEARCH_PENDING + site) or ()) if previous is not None else set()
-            stamp = settings_stamp(self.root)
+            stamp = settings_stamp(self.root, stamp_names(previous.stamp) if previous is not None else [])
             if previous is not None and previous.stamp == stamp and edited is None and not strict:
                 found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
                 if previous.scan == found.digest and not pending:
                     return self._up_to_date(result, previous, cache, started)
             project = self.project
+            if stamp_names(stamp) != project.config.named_paths():
+                # taken over other files than this config names: recorded with this config's names, it will
+                # not match, and the next build takes it over them (stamped before the config was read)
+                stamp = "\n".join([stamp.split("\n", 1)[0], *project.config.named_paths()])
             if previous is not None and previous.salt != project.salt:
                 previous = None
+            # lazy: 480 ms (importtime, beside site.build): the plan, render and search modules it loads are
+            # what an up-to-date build never needs
+            from papernotes.site import replan
+
             plan = loaded = None
             scan_digest = ""
             if edited is not None and previous is not None and not strict:
@@ -261,6 +266,7 @@ class Builder:
                                    plan.notes, replace=plan.complete, urls=plan.urls, editions=plan.editions,
                                    settled=not told)
             if plan.related is not None:
+                # lazy: 169 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
                 from papernotes.site.related import mark_published
 
                 mark_published(cache, site, plan.related)
@@ -277,6 +283,7 @@ class Builder:
     def _search_updatable(self) -> bool:
         """Whether each edition's search store can take body edits (``search_update``); if one cannot (deleted,
         damaged, written by an older papernotes), edits take a path that makes the whole index."""
+        # lazy: 331 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import updatable
 
         if self.cache_file is None:
@@ -289,6 +296,7 @@ class Builder:
         """Start each edition's search index in a forked process while the pages are planned and rendered
         (``site/search/background.py`` says when; ``_render_and_publish`` takes an index if its edition
         shows those very entries)."""
+        # lazy: 256 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies
         from papernotes.site.search.background import Background
 
@@ -313,6 +321,7 @@ class Builder:
 
     def _related_lists(self, cache: BuildCache, site: str) -> Mapping[str, tuple[str, ...]] | None:
         """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
+        # lazy: 201 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.related import SITE_BLOB, published_related
 
         shown = cache.load_blob(SITE_BLOB + site)
@@ -324,6 +333,7 @@ class Builder:
 
     def theme(self, pages: int):  # type: ignore[no-untyped-def]
         """The theme, made once per builder (templates compiled up front for a large render)."""
+        # lazy: 87 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.render import PARALLEL_PAGES
         from papernotes.site.theme import Theme
 
@@ -337,6 +347,7 @@ class Builder:
                             incremental: bool) -> tuple[list[tuple[str, Diagnostic]], bool]:
         """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
         the pages' problems and whether the search entries of the edited bodies are still to publish."""
+        # lazy: 317 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.figures import FIGURE_TEMPLATE
         from papernotes.site.manifest import manifest, updated
         from papernotes.site.render import render_pages
@@ -391,6 +402,7 @@ class Builder:
 
     def _publish_search_update(self, plan: SitePlan, cache: BuildCache) -> None:
         """The search entries of the note bodies whose pages were just published, as a second publish."""
+        # lazy: 334 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies, forget, search_update
 
         staging, project = self.staging, self.project

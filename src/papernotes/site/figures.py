@@ -27,11 +27,11 @@ from typing import Any
 
 from papernotes.corpus.load import OutsideCorpus, read_inside
 from papernotes.corpus.model import Entry, Note
+from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning
 from papernotes.extras import available, missing_message
 from papernotes.layout import CONFIG_NAME
 from papernotes.site.contexts import FigureFile, FigureView, Page
-from papernotes.site.publish import atomic_write
 
 RECORD_VERSION = 1
 """Bumped when what a paper's record holds changes: older records are made again."""
@@ -269,7 +269,8 @@ def _read_pdf(root: Path, paper: str) -> bytes:
 def _read_figures(root: Path, paper: str, sha: str, folder: Path, data: bytes | None = None,
                   write: bool = True) -> dict[str, Any]:
     """Find the figures of the PDF at ``paper`` and write its record (``write``: now, else by the caller)."""
-    from papernotes.intake.paper.figures import find_figures  # pypdfium2: only for a note with a PDF
+    # lazy: 73 ms (importtime, beside papernotes.site.figures): pypdfium2, only for a note with a PDF
+    from papernotes.intake.paper.figures import find_figures
     from papernotes.intake.paper.model import PaperError
 
     record: dict[str, Any] = {"version": RECORD_VERSION, "figures": [], "images": {}, "error": ""}
@@ -289,6 +290,7 @@ def _read_figures(root: Path, paper: str, sha: str, folder: Path, data: bytes | 
 def _render(root: Path, paper: str, sha: str, folder: Path, record: dict[str, Any], numbers: list[int],
             data: bytes | None = None) -> dict[str, Any]:
     """Render the figures ``numbers`` of the PDF ``sha`` into the cache; returns the updated record."""
+    # lazy: 73 ms (importtime, beside papernotes.site.figures): pypdfium2, only for a note with a PDF
     from papernotes.intake.paper.figures import Figure, render_figure
     from papernotes.intake.paper.model import PaperError
 

@@ -17,7 +17,7 @@ from papernotes.site.contexts import FigureFile
 
 if TYPE_CHECKING:
     from papernotes.site.contexts import Page
-    from papernotes.site.publish import Staging
+    from papernotes.disk import Staging
     from papernotes.site.theme import Theme
 
 Progress = Callable[[str, int, int], None]

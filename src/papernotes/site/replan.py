@@ -30,6 +30,24 @@ from papernotes.corpus.load import LoadedCorpus
 from papernotes.digests import stable_bytes
 from papernotes.errors import BuildError, Diagnostic, warning
 from papernotes.layout import CONFIG_NAME
+from papernotes.markdown import title_text
+from papernotes.site.contexts import Link, RelatedItem
+from papernotes.site.editions import (
+    edition_entries,
+    edition_related,
+    publish,
+    site_editions,
+    translated_entry,
+    translations,
+)
+from papernotes.site.figures import FIGURE_TEMPLATE
+from papernotes.site.kinds.feeds import feed_url
+from papernotes.site.kinds.note import note_pages
+from papernotes.site.manifest import ManifestError, read_manifest
+from papernotes.site.plan import cell_url, fingerprinted, plan_site, PlanSettings, Scope, SiteIndex
+from papernotes.site.related import cached_related, note_inputs, published_related
+from papernotes.site.resolve import listing_key, resolve
+from papernotes.site.theme import labels_for, ui_strings
 
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry
@@ -65,8 +83,6 @@ class SitePlan:
 
 def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no-untyped-def]
     """The page kinds' settings for the ``lang`` edition (the site language's by default)."""
-    from papernotes.site.plan import PlanSettings
-    from papernotes.site.theme import labels_for
 
     return PlanSettings(project.config, project.taxonomy,
                         labels_for(lang or project.config.language, project.config.theme_path(project.root)),
@@ -75,15 +91,11 @@ def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no
 
 def listing_digest(entry: Entry) -> str:
     """Digest of what pages other than the note's own show of it (``resolve.listing_key``)."""
-    from papernotes.site.resolve import listing_key
-
     return hashlib.blake2b(stable_bytes(listing_key(entry)), digest_size=12).hexdigest()
 
 
 def resolve_all(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
     """Resolve every note; topic rule matches are memoised per note digest and taxonomy."""
-    from papernotes.site.resolve import resolve
-
     memo_key = f"topics:{project.taxonomy.fingerprint}"
     memo = cache.load_blob(memo_key) or {}
     before = set(memo)
@@ -106,8 +118,6 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
                on_resolved: Callable[[list[tuple[str, str, list[Entry]]]], None] | None = None) -> SitePlan:
     """Resolve and plan every page; ``on_resolved`` is given each edition's ``(URL prefix, language,
     entries)`` as soon as they are known (the build starts their search indexes then)."""
-    from papernotes.site.plan import SiteIndex, plan_site
-    from papernotes.site.related import cached_related, note_inputs
 
     entries, problems = resolve_all(project, loaded, cache)
     errors = [d for d in [*loaded.diagnostics, *problems] if d.is_error]
@@ -145,8 +155,6 @@ def plan_whole(project: Project, loaded: LoadedCorpus, cache: BuildCache, strict
 def _edition_entries(project: Project, loaded: LoadedCorpus,
                      entries: list[Entry]) -> list[tuple[str, str, list[Entry]]]:
     """``(URL prefix, language, entries)`` of each edition (the entries ``_plan_editions`` plans)."""
-    from papernotes.site.editions import edition_entries, site_editions, translations
-
     found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
     hide = project.config.untranslated == "hide"
     return [(edition.prefix, edition.lang, edition_entries(entries, found, edition, hide))
@@ -156,8 +164,6 @@ def _edition_entries(project: Project, loaded: LoadedCorpus,
 def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
                    related: Mapping[str, tuple[str, ...]]):  # type: ignore[no-untyped-def]
     """Every edition planned from its own entries (translations where there are some), under its prefix."""
-    from papernotes.site.editions import edition_entries, edition_related, publish, site_editions, translations
-    from papernotes.site.plan import SiteIndex, plan_site
 
     found = translations(loaded.notes, {d.path for d in loaded.diagnostics if d.is_error})
     hide = project.config.untranslated == "hide"
@@ -179,16 +185,11 @@ def _plan_editions(project: Project, loaded: LoadedCorpus, entries: list[Entry],
 
 def _language_names(project: Project) -> dict[str, str]:
     """Each edition's language by its own name (``中文``, ``English``), for the language switch."""
-    from papernotes.site.theme import ui_strings
-
     theme_dir = project.config.theme_path(project.root)
     return {lang: ui_strings(lang, theme_dir)["language_name"] for lang in project.config.editions}
 
 
 def _published_row(entry: Entry, position: int) -> PublishedNote:
-    from papernotes.site.markdown import title_text
-    from papernotes.site.plan import cell_url
-
     return PublishedNote(entry.note.path, entry.note.digest, listing_digest(entry), entry.url,
                          cell_url(entry.venue, entry.domain), position, title_text(entry.note.title),
                          tuple(t.slug for t in entry.topics), _alias_urls(entry))
@@ -209,10 +210,6 @@ def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
     cross-venue line counts it. When a venue's note count changed, every domain and
     topic page is: their trend charts show each venue's share.
     """
-    from papernotes.site.kinds.feeds import feed_url
-    from papernotes.site.manifest import ManifestError, read_manifest
-    from papernotes.site.related import cached_related, note_inputs, published_related
-    from papernotes.site.plan import Scope, SiteIndex, plan_site
 
     if len(project.config.editions) > 1:
         return None  # groups are per edition, and a translation's edit touches its original's: plan them all
@@ -291,8 +288,6 @@ def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
                  related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
                  ) -> SitePlan | None:
     """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
-    from papernotes.site.related import published_related
-    from papernotes.site.resolve import resolve
 
     if len(project.config.editions) > 1:
         return _plan_edition_bodies(project, loaded, cache, site, changed, previous, related_lists)
@@ -336,9 +331,6 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
     the translations of edited originals (their stale-translation notice may come or go), when nothing other
     pages show of them changed and no translation changed what it translates; else ``None``. A note's links
     resolve against its edition's recorded pages."""
-    from papernotes.site.editions import publish, site_editions, translated_entry
-    from papernotes.site.related import published_related
-    from papernotes.site.resolve import resolve
 
     rows = cache.published_notes(site, changed)
     if len(rows) != len(changed):
@@ -431,8 +423,6 @@ def _figure_changes(cache: BuildCache, site: str, pages: Sequence[Page], notes: 
                     previous: Published) -> tuple[frozenset[str], Published]:
     """The figure files the site has beside the pages of ``notes`` (URLs) that ``pages`` no longer have (a PDF
     removed or replaced, ``figures:`` edited), and the site's state with its page count updated."""
-    from papernotes.site.figures import FIGURE_TEMPLATE
-
     planned = {p.url for p in pages}
     had = cache.figure_files(site, [url for url in notes if url is not None])
     stale = frozenset(had - planned)
@@ -447,9 +437,6 @@ def _note_pages(project: Project, cache: BuildCache, key: str, entry: Entry, row
                 urls: frozenset[str]) -> list[Page]:
     """A note's page planned from the published rows under ``key`` (one site or one edition): its neighbours
     at ``row``'s place, ``related`` the rows of its related notes, best first."""
-    from papernotes.site.contexts import Link, RelatedItem
-    from papernotes.site.kinds.note import note_pages
-    from papernotes.site.plan import fingerprinted
 
     assert row.cell is not None and row.position is not None  # a note the site shows
     prev, nxt = cache.neighbour(key, row.cell, row.position - 1), cache.neighbour(key, row.cell, row.position + 1)

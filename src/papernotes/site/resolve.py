@@ -6,7 +6,7 @@ and the diagnostics of this stage. Notes with errors are left out here, so one
 bad file never breaks the site; ``--strict`` turns that into a failed build.
 
 Every URL the site will write for a note is decided and checked here
-(``site/paths.py``): its own page, its topics' pages and its ``aliases:``. A
+(``paths.py``): its own page, its topics' pages and its ``aliases:``. A
 note whose URL would leave its folder, exceed a file-name limit or take a name
 the site uses is an error; a bad or colliding alias is an error for that alias
 and the note keeps the others.
@@ -17,10 +17,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 
+from papernotes import paths
 from papernotes.classify.rules import note_topics
 from papernotes.corpus.model import Entry, Note
 from papernotes.errors import Diagnostic, error, warning
-from papernotes.site import paths
+from papernotes.site.plan import site_urls
 from papernotes.taxonomy import Taxonomy
 
 RESERVED = paths.RESERVED_TOP
@@ -90,8 +91,6 @@ def _with_aliases(entries: list[Entry], problems: list[Diagnostic]) -> list[Entr
     or take the URL of any other page: a note, a venue, domain or topic page, or
     an earlier note's alias.
     """
-    from papernotes.site.plan import site_urls
-
     if not any(e.note.aliases for e in entries):
         return entries
     pages = site_urls(entries)

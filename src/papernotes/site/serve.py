@@ -33,9 +33,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from papernotes.layout import CACHE_DIR, CONFIG_NAME
+import watchfiles
+
 from papernotes.corpus.load import SKIP_FILES, notes_beside
 from papernotes.errors import PapernotesError
+from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.site.build import Builder, BuildResult
 from papernotes.site.theme import ASSETS
 
@@ -303,8 +305,6 @@ class DevServer(ThreadingHTTPServer):
 
     def watch(self) -> None:
         """Rebuild on every batch of changes until ``stop``; a failing build never ends the loop."""
-        import watchfiles
-
         output = self.site.resolve()
 
         def wanted(change: Any, path: str) -> bool:

@@ -34,7 +34,9 @@ from markupsafe import Markup
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.limits import MAX_NOTE_BYTES
 from papernotes.corpus.load import read_inside
+from papernotes.disk import Staging
 from papernotes.errors import BuildError, ConfigError, Diagnostic, error, text_line, toml_error_line, warning
+from papernotes.markdown import markdown_body, rewrite_links
 from papernotes.site.contexts import (
     DomainContext,
     DomainsIndexContext,
@@ -52,8 +54,6 @@ from papernotes.site.contexts import (
     VenueContext,
     VenueDomainContext,
 )
-from papernotes.site.markdown import markdown_body, rewrite_links
-from papernotes.site.publish import Staging
 from papernotes.site.structured import item_list, scholarly_article, script_json
 
 if TYPE_CHECKING:

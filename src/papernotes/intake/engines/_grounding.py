@@ -7,7 +7,7 @@ request's list, the marked draft and the front matter's ``grounding`` record.
 
 The numbers are counted exactly as ``check --grounding`` counts them in the
 written note (the front-matter summary and the body, via
-``papernotes.check.grounding``), so the record and a later check agree.
+``papernotes.intake.grounding``), so the record and a later check agree.
 
 The mark: a number the paper does not have is followed by ``⚠`` (U+26A0), no
 space, e.g. ``0.673⚠``; in ``$…$`` math it follows the closing ``$``. It is
@@ -20,9 +20,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from papernotes.check.grounding import Finding, ground, note_numbers
 from papernotes.corpus.model import Grounding
 from papernotes.intake.draft import Drafted, Stub, body_parts, heading
+from papernotes.intake.grounding import Finding, ground, note_numbers
 from papernotes.intake.paper import PaperText
 from papernotes.intake.prompt import Prompt
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from papernotes.layout import CACHE_DIR
 from papernotes.intake.paper.model import PaperText
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 
 READER_VERSION = 4
 """Bump when extraction, layout, cleanup or sectioning changes what a PDF reads as."""

@@ -152,6 +152,7 @@ def arxiv_id(value: str) -> str:
     value = (value or "").strip()
     if not value:
         return ""
+    # lazy: 105 ms (importtime, beside papernotes.intake.sources): only the source that reads notes or PDFs loads it
     from papernotes.corpus.parse import arxiv_id_of
 
     m = re.search(r"(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?", value)

@@ -38,6 +38,7 @@ def pdf_files(args: tuple[str, ...]) -> tuple[list[Path], list[Diagnostic]]:
 
 
 def load(request: SourceRequest) -> SourceResult:
+    # lazy: 142 ms (importtime, beside papernotes.intake.sources.pdf): only the source that reads notes or PDFs loads it
     from papernotes.intake.paper import PaperError, read_paper  # pypdf and friends: only when PDFs are read
 
     if request.from_file is not None:

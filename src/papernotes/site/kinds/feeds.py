@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from papernotes.corpus.model import Entry
+from papernotes.markdown import title_text
 from papernotes.site.contexts import FeedContext, FeedEntry, Page
-from papernotes.site.markdown import title_text
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,

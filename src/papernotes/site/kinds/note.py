@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from papernotes.corpus.model import Entry
+from papernotes.markdown import inline_markdown, title_text
 from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
 from papernotes.site.figures import FigureStore, NoteFigures, figure_pages
-from papernotes.site.markdown import inline_markdown, title_text
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,

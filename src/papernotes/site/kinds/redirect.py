@@ -2,7 +2,7 @@
 
 The resolve stage has already normalised every alias (``a/b/``), refused the
 ones that would leave the site or take a name or URL the site uses, and reported
-them; this kind checks each again with the same rules (``site/paths.py``) before
+them; this kind checks each again with the same rules (``paths.py``) before
 planning a page, so no alias can reach the publisher unchecked. An alias never
 takes the URL of a real page (the planner keeps the first page that claims a
 URL, and this kind runs last).
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from papernotes.site import paths
+from papernotes import paths
+from papernotes.markdown import title_text
 from papernotes.site.contexts import Page, RedirectContext
-from papernotes.site.markdown import title_text
 from papernotes.site.plan import PageKind, PlanSettings, Scope, SiteIndex
 
 

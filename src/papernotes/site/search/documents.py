@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from papernotes.corpus.model import Entry
+from papernotes.site.plan import domain_label, venue_label
 from papernotes.site.search.tokenize import IMPACT_HI, IMPACT_LO, plain
+from papernotes.text import normalise_title
 
 CHUNK = 8
 """Documents per ``search/d/N.json`` file (the first ten results fetch up to ten of them)."""
@@ -85,8 +87,6 @@ def shown(fragment: str, source: str, limit: int = 0) -> str | list[str]:
 
 
 def facets(docs: Sequence[Entry], lang: str) -> Facets:
-    from papernotes.site.plan import domain_label, venue_label
-
     venues: dict[str, int] = {}
     domains: dict[str, int] = {}
     venue_rows: list[list[object]] = []
@@ -117,8 +117,6 @@ def facets(docs: Sequence[Entry], lang: str) -> Facets:
 
 def duplicates(docs: Sequence[Entry]) -> list[list[int]]:
     """Groups of documents about one paper: same arXiv id or same normalised title."""
-    from papernotes.check.run import normalise_title
-
     parent = list(range(len(docs)))
 
     def find(i: int) -> int:

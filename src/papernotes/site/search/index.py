@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from papernotes import forks
+from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.model import Entry, Note
 from papernotes.digests import stable_bytes
 from papernotes.site.search.documents import Facets, document_files, facets, manifest
@@ -97,8 +98,6 @@ class SearchFiles(Mapping[str, bytes]):
 
 def corpus_bodies(corpus: Path) -> BodyReader:
     """Reads a note's Markdown body from the corpus (``""`` when the file is unreadable: its page says why)."""
-    from papernotes.corpus.frontmatter import split_front_matter
-
     def read(note: Note) -> str:
         try:
             with open(corpus / note.path, "rb") as file:  # bytes, then decoded: 40 % less time than read_text

@@ -1,4 +1,8 @@
-"""Check stage, grounding: is every number a note states in its paper? (pure functions)
+"""Grounding: is every number a note states in its paper? (pure functions)
+
+Used by drafting (an engine grounds its draft before writing it), by translate's guard
+(numbers survive translation) and by ``check --grounding``; so it lives in intake,
+below check.
 
 In: a note's Markdown body (and one-line summary) and the ``PaperText`` of its
 PDF. Out: one ``Finding`` per number the note states, supported or not, with

@@ -1,5 +1,9 @@
 """Render step: Markdown to HTML fragments (pure functions).
 
+A top-level module, below the stage packages: the corpus parser renders titles
+and outlines through it, the formula checker parses with its options, and the
+site renders pages with it.
+
 In: a note body, a summary or a title (Markdown text). Out: HTML strings that
 the page templates embed, plus the outline (table of contents) and the links
 the body makes. The engine is pyromark (pulldown-cmark), measured as the
@@ -23,7 +27,7 @@ from functools import lru_cache
 
 import pyromark
 
-from papernotes.site.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
+from papernotes.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
 from papernotes.taxonomy import slugify
 from papernotes.text import CJK_ANY
 

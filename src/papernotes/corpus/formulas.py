@@ -1,6 +1,7 @@
 """Math formulas: find them in Markdown and validate them with KaTeX.
 
-Stage: part of the ``check`` stage (it parses with the renderer's
+Stage: a reading of a note's text, shared by the ``check`` stage and translate's
+guard (so it lives with the corpus, below both; it parses with the renderer's
 ``MARKDOWN_OPTIONS``, so that both see the same formulas).
 In: Markdown text (a note's body, with the line number it starts on).
 Out: ``Formula`` records (line, TeX, display flag) from ``extract_formulas``;
@@ -34,7 +35,7 @@ from typing import Any, Literal, TypeVar
 
 import pyromark
 
-from papernotes.site.markdown import MARKDOWN_OPTIONS, normalise_math  # the renderer's own view: both see the same formulas
+from papernotes.markdown import MARKDOWN_OPTIONS, normalise_math  # the renderer's own view: both see the same formulas
 
 try:  # the ``quickjs-ng`` distribution installs the ``quickjs`` module
     import quickjs as _quickjs

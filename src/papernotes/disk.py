@@ -1,5 +1,8 @@
 """Output edge: atomic file writes and whole-site staging.
 
+A top-level module, below the stage packages, so that every stage (intake,
+classify, check, site, migrate) writes through this one module.
+
 Every write the project makes to a user's disk goes through here. A single file
 is written to a temporary name and renamed over the target. A site is built in a
 staging directory next to the output (seeded with hard links to the previous
@@ -23,7 +26,7 @@ import time
 from pathlib import Path
 
 from papernotes.errors import BuildError
-from papernotes.site.paths import PATH_MAX, safe_relpath
+from papernotes.paths import PATH_MAX, safe_relpath
 from papernotes.testhooks import pause
 
 MARKER = ".papernotes-site"

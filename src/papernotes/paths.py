@@ -2,7 +2,7 @@
 
 Used where URLs are decided: the resolve stage checks every note's URL, its
 topics' pages and its ``aliases:`` here, and the redirect kind re-checks the
-aliases it turns into pages; ``publish.Staging`` checks every file it writes or
+aliases it turns into pages; ``disk.Staging`` checks every file it writes or
 removes with ``safe_relpath`` as a last guard.
 
 In: a URL segment (venue, domain, slug, topic slug) or an alias as written in a
