@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published
 from papernotes.corpus.load import (
+    LoadedCorpus,
     Scan,
     cache_path,
     load_corpus,
@@ -210,34 +211,24 @@ class Builder:
             project = self.project
             if previous is not None and previous.salt != project.salt:
                 previous = None
-            plan = loaded = None
-            scan_digest = ""
-            if edited is not None and previous is not None and not strict:
+            plan = None
+            if edited is not None and previous is not None and not strict:  # serve: only the files it saw change
                 loaded = load_paths(project.root, cache, edited)
-                changed, removed = cache.changed_since_published(site, {*edited, *pending})
-                changed |= pending - removed
-                plan = None if removed or not self._search_updatable() else replan.plan_bodies(
-                    project, loaded, cache, site, changed, previous, self._related_lists)
-            # a build told which files changed (``serve``) compares only those: it settles nothing else
-            told = plan is not None
+                changes = self._changes(cache, loaded, previous, pending, edited, told=True)
+                plan = self._plan(loaded, cache, changes)
+            told = plan is not None  # it compared only those files: it settles nothing else
             if plan is None:
                 found = found or scan_corpus(project.root)
-                scan_digest = found.digest
                 if previous is not None and previous.scan == found.digest and not strict and not pending:
                     cache.record_published(site, replace(previous, stamp=stamp), (), replace=False)
                     return self._up_to_date(result, previous, cache, started)
                 loaded = load_corpus(project.root, cache, self.workers, found)
                 pause("build.loaded")
-                changed, removed = cache.changed_since_published(site, since=previous.generation) \
-                    if previous is not None else (set(loaded.digests), set())
-                changed |= pending - removed
-                if previous is not None and not removed and not strict and self._search_updatable():
-                    plan = replan.plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
-                if plan is None and previous is not None and not strict:
-                    plan = replan.plan_scoped(project, loaded, cache, site, changed, removed, previous,
-                                              staging.out / MANIFEST_NAME)
-                if plan is None:
-                    plan = replan.plan_whole(project, loaded, cache, strict, on_resolved=self._search_ahead)
+                changes = self._changes(cache, loaded, previous, pending, strict=strict)
+                plan = self._plan(loaded, cache, changes)
+                assert plan is not None
+            scan_digest = "" if told else found.digest  # type: ignore[union-attr]
+            changed, removed = changes.changed, changes.removed
             pause("build.planned")
             if project.figures is not None:
                 project.figures.save()
@@ -273,6 +264,24 @@ class Builder:
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
+
+    def _changes(self, cache: BuildCache, loaded: LoadedCorpus, previous: Published | None, pending: set[str],
+                 edited: Collection[str] | None = None, *, strict: bool = False, told: bool = False) -> replan.Changes:
+        """The notes changed or removed since ``previous`` was published: among ``edited`` (a watcher's paths),
+        else every note; the notes whose search entries are pending count as changed."""
+        site = self.staging.site_key
+        if edited is not None:
+            changed, removed = cache.changed_since_published(site, {*edited, *pending})
+        elif previous is not None:
+            changed, removed = cache.changed_since_published(site, since=previous.generation)
+        else:
+            changed, removed = set(loaded.digests), set()
+        return replan.Changes(previous, changed | (pending - removed), removed, strict, told)
+
+    def _plan(self, loaded: LoadedCorpus, cache: BuildCache, changes: replan.Changes) -> SitePlan | None:
+        return replan.plan(self.project, loaded, cache, self.staging.site_key, changes,
+                           search_updatable=self._search_updatable, record=self.staging.out / MANIFEST_NAME,
+                           related_lists=self._related_lists, on_resolved=self._search_ahead)
 
     def _search_updatable(self) -> bool:
         """Whether each edition's search store can take body edits (``search_update``); if one cannot (deleted,

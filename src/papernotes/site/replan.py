@@ -3,8 +3,8 @@
 In: the project (config, taxonomy, salt), the loaded corpus, the build cache (what
 the site published: ``cache.Published``, a ``PublishedNote`` row per note file,
 ``EditionRows`` per edition). Out: a ``SitePlan`` — the pages to compare and
-render, and the rows to record once they are published. Three ways, cheapest
-first (``site/build.py`` tries them in this order):
+render, and the rows to record once they are published. ``plan`` chooses one of
+three ways, cheapest first:
 
 - ``plan_bodies``: only note bodies changed (each edited note's listing key is
   unchanged): just those notes' own pages, in every edition, from the published
@@ -61,6 +61,41 @@ class SitePlan:
     """Digest of the related-papers inputs the note pages were planned with (whole-site and scoped plans)."""
     editions: dict[str, EditionRows] | None = None
     """On a site with several editions, the rows to record for what each edition shows, by language."""
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed since the site was last published, as far as the build has looked."""
+
+    previous: Published | None
+    """The site's published state; ``None``: a first build, or a new salt (plan every page)."""
+    changed: set[str]
+    removed: set[str]
+    strict: bool = False
+    told: bool = False
+    """The build was told which files changed (``serve``) and looked at nothing else: a body edit or nothing."""
+
+
+def plan(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changes: Changes, *,
+         search_updatable: Callable[[], bool], record: Path,
+         related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
+         on_resolved: Callable[[list[tuple[str, str, list[Entry]]]], None] | None = None) -> SitePlan | None:
+    """The one place a build's plan is chosen, cheapest first: the edited bodies (every edition's search store
+    taking the edit, ``search_updatable``), else the groups the edits touched, else the whole site. ``None``
+    only when the build was ``told`` and the edit is more than bodies (it then scans and asks again)."""
+    previous, changed, removed = changes.previous, changes.changed, changes.removed
+    incremental = previous is not None and not changes.strict
+    if incremental and not removed and search_updatable():
+        bodies = plan_bodies(project, loaded, cache, site, changed, previous, related_lists)  # type: ignore[arg-type]
+        if bodies is not None:
+            return bodies
+    if changes.told:
+        return None
+    if incremental:
+        scoped = plan_scoped(project, loaded, cache, site, changed, removed, previous, record)  # type: ignore[arg-type]
+        if scoped is not None:
+            return scoped
+    return plan_whole(project, loaded, cache, changes.strict, on_resolved=on_resolved)
 
 
 def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no-untyped-def]
