@@ -43,9 +43,6 @@ if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something t
 
 Progress = Callable[[str, int, int], None]
 
-SEARCH_PENDING = "search-pending:"
-"""Blob key (+ site): notes whose pages were published before their search entries (body edits publish
-the pages first); the next build redoes those entries if the build that published them did not."""
 
 
 @dataclass
@@ -202,7 +199,7 @@ class Builder:
         result = BuildResult(self.out)
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
-            pending = set(cache.load_blob(SEARCH_PENDING + site) or ()) if previous is not None else set()
+            pending = cache.search_pending(site) if previous is not None else set()
             stamp = settings_stamp(self.root)
             if previous is not None and previous.stamp == stamp and edited is None and not strict:
                 found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
@@ -322,9 +319,9 @@ class Builder:
 
     def _related_lists(self, cache: BuildCache, site: str) -> Mapping[str, tuple[str, ...]] | None:
         """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
-        from papernotes.site.related import SITE_BLOB, published_related
+        from papernotes.site.related import published_related
 
-        shown = cache.load_blob(SITE_BLOB + site)
+        shown = cache.related_shown(site)
         if shown is not None and self._lists is not None and self._lists[0] == shown:
             return self._lists[1]  # the lists are a function of the digest that names them
         lists = published_related(cache, site)
@@ -371,9 +368,8 @@ class Builder:
             searches = []  # (URL prefix, files) of each edition's index
             search_later = plan.entries is None and search_dir is not None and staging.incremental
             if search_later:  # note bodies edited: their pages now, their search entries right after
-                cache.save_blob(SEARCH_PENDING + staging.site_key,
-                                sorted({*(cache.load_blob(SEARCH_PENDING + staging.site_key) or ()),
-                                        *(p.context.entry.note.path for p in plan.pages if p.template == "note.html")}))
+                cache.add_search_pending(staging.site_key, {p.context.entry.note.path for p in plan.pages
+                                                            if p.template == "note.html"})
             elif plan.entries is not None:
                 for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
                     # each edition its own store, apart from a one-language site's (whose body edits update theirs)
@@ -431,8 +427,7 @@ class Builder:
         """Stage each edition's changed search files (``(URL prefix, SearchFiles)``)."""
         staging = self.staging
         for prefix, search in searches:
-            key = f"search:{staging.site_key}" + (f":{prefix}" if prefix else "")
-            known = cache.load_blob(key) or {}
+            known = cache.search_digests(staging.site_key, prefix)
             search_write, search_gone = search.changes(known if staging.incremental else None)
             for rel in search_write:
                 staging.write(prefix + rel, search[rel])
@@ -440,15 +435,15 @@ class Builder:
             for rel in search_gone:
                 staging.remove(prefix + rel)
             # until published, what is being replaced is unknown: a build killed half-way rewrites it
-            cache.save_blob(key, {**known, **dict.fromkeys(search_write + search_gone, "?")})
+            cache.save_search_digests(staging.site_key, prefix, {**known, **dict.fromkeys(search_write + search_gone, "?")})
 
     def _searches_published(self, searches: list, cache: BuildCache, *, done: bool) -> None:
         """Record what the search files now are; ``done``: every note's entry is published."""
         site = self.staging.site_key
         for prefix, search in searches:
-            cache.save_blob(f"search:{site}" + (f":{prefix}" if prefix else ""), search.digests)
+            cache.save_search_digests(site, prefix, search.digests)
         if done:
-            cache.delete_blob(SEARCH_PENDING + site)
+            cache.clear_search_pending(site)
 
 
 # ------------------------------------------------------------ fingerprints
