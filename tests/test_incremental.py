@@ -241,7 +241,7 @@ def test_notes_set_aside_by_an_interrupted_publish_are_compared_until_a_build_se
         settled = cache.published(key)
         assert settled is not None and settled.scan
         assert cache.changed_since_published(key, since=settled.generation) == (set(), set())
-        assert cache.load_blob("unpublished:" + key) is None
+        assert not cache.unpublished(key)
     clean = tmp_path / "clean"
     clean_build(corpus, clean)
     assert site_contents(site) == site_contents(clean)

@@ -8,7 +8,10 @@ a site with several editions the same for each file an edition shows
 (``EditionRows``), the site's directory pages and the fingerprint of every
 page. A rebuild compares the corpus with that record, re-parses and re-renders
 only what changed, and — when only note bodies changed — never decodes the
-other notes. Deleting the directory is always safe.
+other notes. Small keyed values (the topic memo, the search files' digests and the
+notes whose search entries are pending, the related papers' last computation) are
+read and written through named accessors, each with its record type
+(``cache_records.py``). Deleting the directory is always safe.
 """
 from __future__ import annotations
 
@@ -16,12 +19,20 @@ import marshal
 import sqlite3
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from dataclasses import replace as replace_state
 from pathlib import Path
 from typing import Any
 
 from papernotes import __version__
+from papernotes.cache_records import (
+    EditionRows,
+    NoteRow,
+    Published,
+    PublishedNote,
+    RelatedRows,
+    RelatedState,
+    edition_key,
+)
 from papernotes.errors import Diagnostic, Severity
 
 SCHEMA_VERSION = f"{__version__}-16"  # 16: unknown front-matter keys warn (cached parse diagnostics); notes carry their figures
@@ -54,6 +65,8 @@ _SCANNED = "scanned-times"
 _SCANNED_PATHS = "scanned-paths"
 """Blob: that scan's paths, the first of ``columns``: written again only when they change (2.5 MB at
 50,000 notes, which an edit leaves as they were)."""
+_SEARCH_PENDING = "search-pending:"
+"""Blob per site: ``search_pending``."""
 _UNPUBLISHED = "unpublished:"
 """Blob per site: the note files ``unpublish`` set aside since the site's last settled publish."""
 NARROW_CANDIDATES = 2_000
@@ -84,85 +97,7 @@ def decode_problem(row: Sequence[Any]) -> Diagnostic:
     return Diagnostic(path, line, message, Severity(severity), code)
 
 
-@dataclass(frozen=True, slots=True)
-class NoteRow:
-    """One note file as the parse cache knows it."""
-
-    mtime_ns: int
-    size: int
-    digest: str
-    """SHA-1 of the file's bytes."""
-    record: Any
-    """``Note.to_row()`` (``None`` when the file did not parse); stored apart, decoded only on demand."""
-    problems: tuple[tuple[str, int, str, str, str], ...]
-    """The parse diagnostics, encoded."""
-
-
-@dataclass(frozen=True, slots=True)
-class Published:
-    """What the last successful build of one site published (everything but the per-note rows)."""
-
-    salt: str
-    """Code, config and taxonomy fingerprint the site was built with; another salt means a full rebuild."""
-    notes: int
-    """Notes on the site."""
-    pages: int
-    """Pages on the site."""
-    stamp: str = ""
-    """``build.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
-    scan: str = ""
-    """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
-    equal to the current scan means nothing changed. Empty while a publish is under way."""
-    problems: tuple[Diagnostic, ...] = ()
-    """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
-    generation: int = 0
-    """The parse cache's generation (``BuildCache.save_notes``) the site was built from: a note file can differ
-    from what the site shows only if it was saved or removed since, or unpublished (``unpublish``)."""
-    translations: int = 0
-    """Translations the site's editions show in place of their original (counted apart from ``notes``: a note and
-    its translations are one note); 0 on a one-language site."""
-
-
-@dataclass(frozen=True, slots=True)
-class PublishedNote:
-    """A note file as its site shows it; the fields after ``digest`` are ``None`` for a file not on the site."""
-
-    path: str
-    digest: str
-    """The file digest the site was built from."""
-    listing: str | None = None
-    """Digest of what other pages show of the note (``resolve.listing_key``)."""
-    url: str | None = None
-    cell: str | None = None
-    """URL of its venue × domain page."""
-    position: int | None = None
-    """Index on that page (notes are ordered by slug): neighbours are ``position ± 1``."""
-    title: str | None = None
-    """Plain title, the label of the links its neighbours' pages make to it."""
-    topics: tuple[str, ...] = ()
-    """Slugs of its topics (their pages list it)."""
-    aliases: tuple[str, ...] = ()
-    """URLs of the redirect pages its ``aliases`` made."""
-
-
 _NOTE_COLUMNS = "path, digest, listing, url, cell, position, title, groups"
-
-
-@dataclass(frozen=True, slots=True)
-class EditionRows:
-    """What one edition of a site with several languages shows: a row per shown note file (a translation where
-    the edition shows one, at its original's URL and place), kept under ``edition_key``."""
-
-    notes: list[PublishedNote]
-    shown: dict[str, str] | None = None
-    """Original's path -> translation's path, for every note the edition shows translated (``None``: unchanged)."""
-    urls: frozenset[str] | None = None
-    """Every directory page of the edition, without its prefix (``None``: unchanged)."""
-
-
-def edition_key(site: str, lang: str) -> str:
-    """The key the rows of one edition of ``site`` are kept under."""
-    return f"{site}@{lang}"
 
 
 def _published_note(row: Sequence[Any]) -> PublishedNote:
@@ -275,7 +210,7 @@ class BuildCache:
             candidates = {path for (path,) in self.db.execute(
                 "SELECT path FROM notes WHERE generation > ? UNION SELECT path FROM removed_notes WHERE generation > ?",
                 (since, since))}
-            candidates.update(self.load_blob(_UNPUBLISHED + site) or ())
+            candidates.update(self.unpublished(site))
             if len(candidates) <= NARROW_CANDIDATES:
                 paths = candidates
         if paths is not None:
@@ -350,22 +285,75 @@ class BuildCache:
         self._saved_paths = scanned[0] if scanned is not None else None
         return generation
 
-    # -- small keyed values (the topic memo)
-    def load_blob(self, key: str) -> Any:
+    # -- keyed values: one named reader and writer each
+    def _load(self, key: str) -> Any:
         row = self.db.execute("SELECT value FROM blobs WHERE key = ?", (key,)).fetchone()
         return marshal.loads(row[0]) if row else None
 
-    def save_blob(self, key: str, value: Any) -> None:
+    def _save(self, key: str, value: Any) -> None:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (key, marshal.dumps(value)))
 
-    def delete_blob(self, key: str) -> None:
-        with self.db:
-            self.db.execute("DELETE FROM blobs WHERE key = ?", (key,))
+    def topic_memo(self, taxonomy: str) -> dict[str, list[str]]:
+        """Topic slugs by note digest, matched with the taxonomy of that fingerprint (``site.resolve``)."""
+        return self._load(f"topics:{taxonomy}") or {}
 
-    def delete_blobs(self, prefix: str) -> None:
+    def save_topic_memo(self, taxonomy: str, memo: Mapping[str, Any]) -> None:
+        """Keep ``memo`` as the one memo (other taxonomies' are dropped)."""
         with self.db:
-            self.db.execute("DELETE FROM blobs WHERE substr(key, 1, ?) = ?", (len(prefix), prefix))
+            self.db.execute("DELETE FROM blobs WHERE substr(key, 1, 7) = 'topics:'")
+            self.db.execute("INSERT INTO blobs VALUES (?, ?)", (f"topics:{taxonomy}", marshal.dumps(dict(memo))))
+
+    def search_pending(self, site: str) -> set[str]:
+        """The notes whose pages ``site`` published before their search entries (a body edit's second publish)."""
+        return set(self._load(_SEARCH_PENDING + site) or ())
+
+    def add_search_pending(self, site: str, paths: Iterable[str]) -> None:
+        self._save(_SEARCH_PENDING + site, sorted(self.search_pending(site).union(paths)))
+
+    def clear_search_pending(self, site: str) -> None:
+        """Every note's search entry is published."""
+        with self.db:
+            self.db.execute("DELETE FROM blobs WHERE key = ?", (_SEARCH_PENDING + site,))
+
+    def search_digests(self, site: str, prefix: str) -> dict[str, str]:
+        """The digest of each search file the ``prefix`` edition of ``site`` has (``"?"``: being replaced)."""
+        return self._load(f"search:{site}" + (f":{prefix}" if prefix else "")) or {}
+
+    def save_search_digests(self, site: str, prefix: str, digests: Mapping[str, str]) -> None:
+        self._save(f"search:{site}" + (f":{prefix}" if prefix else ""), dict(digests))
+
+    def related_terms(self) -> dict[str, tuple[str, ...]]:
+        """Each related-papers input digest's terms (tokenising is most of the cost of a small corpus)."""
+        return self._load("related-terms") or {}
+
+    def save_related_terms(self, terms: Mapping[str, tuple[str, ...]]) -> None:
+        self._save("related-terms", dict(terms))
+
+    def related_state(self) -> RelatedState | None:
+        found = self._load("related-state")
+        return RelatedState(*found) if found is not None else None
+
+    def save_related_state(self, state: RelatedState) -> None:
+        self._save("related-state", tuple(state))
+
+    def related_rows(self) -> RelatedRows | None:
+        found = self._load("related-rows")
+        return RelatedRows(*found) if found is not None else None
+
+    def save_related_rows(self, rows: RelatedRows) -> None:
+        self._save("related-rows", tuple(rows))
+
+    def related_shown(self, site: str) -> str | None:
+        """The inputs digest of the related lists ``site``'s published pages show."""
+        return self._load("related-site:" + site)
+
+    def save_related_shown(self, site: str, digest: str) -> None:
+        self._save("related-site:" + site, digest)
+
+    def unpublished(self, site: str) -> set[str]:
+        """The note files ``unpublish`` set aside since ``site``'s last settled publish."""
+        return set(self._load(_UNPUBLISHED + site) or ())
 
     # -- what a site published
     def published(self, site: str) -> Published | None:
@@ -379,7 +367,7 @@ class BuildCache:
     def published_urls(self, site: str) -> frozenset[str] | None:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it);
         ``None`` when not recorded."""
-        urls = self.load_blob(f"urls:{site}")
+        urls = self._load(f"urls:{site}")
         return frozenset(urls) if urls is not None else None
 
     def published_notes(self, site: str, paths: Iterable[str]) -> dict[str, PublishedNote]:
@@ -436,7 +424,7 @@ class BuildCache:
     def edition_shown(self, site: str, lang: str) -> dict[str, str] | None:
         """The notes the ``lang`` edition of ``site`` shows in another file than their own (a translation):
         original's path -> the shown file's path; ``None`` when not recorded."""
-        return self.load_blob(f"shown:{edition_key(site, lang)}")
+        return self._load(f"shown:{edition_key(site, lang)}")
 
     def unpublish(self, site: str, state: Published, paths: Iterable[str], urls: Iterable[str]) -> None:
         """Forget that these notes and pages are published as recorded: they are about to change, and a
@@ -447,7 +435,7 @@ class BuildCache:
             self.db.executemany("DELETE FROM pages WHERE site = ? AND url = ?", ((site, u) for u in urls))
             if paths:  # kept until a settled publish: ``changed_since_published`` looks at them whatever they say
                 self.db.execute("INSERT OR REPLACE INTO blobs VALUES (?, ?)", (_UNPUBLISHED + site, marshal.dumps(
-                    sorted(paths.union(self.load_blob(_UNPUBLISHED + site) or ())))))
+                    sorted(paths | self.unpublished(site)))))
         self.record_published(site, replace_state(state, scan="", stamp=""), (), replace=False)
 
     def forget_site(self, site: str) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published
 from papernotes.corpus.load import (
+    LoadedCorpus,
     Scan,
     cache_path,
     load_corpus,
@@ -35,15 +36,13 @@ if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something t
     from papernotes.config import SiteConfig
     from papernotes.corpus.model import Entry
     from papernotes.site.figures import FigureStore
+    from papernotes.site import replan
     from papernotes.site.replan import SitePlan
     from papernotes.site.search.background import Background
     from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
 
-SEARCH_PENDING = "search-pending:"
-"""Blob key (+ site): notes whose pages were published before their search entries (body edits publish
-the pages first); the next build redoes those entries if the build that published them did not."""
 
 
 @dataclass
@@ -198,7 +197,7 @@ class Builder:
         result = BuildResult(self.out)
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
-            pending = set(cache.load_blob(SEARCH_PENDING + site) or ()) if previous is not None else set()
+            pending = cache.search_pending(site) if previous is not None else set()
             stamp = settings_stamp(self.root, stamp_names(previous.stamp) if previous is not None else [])
             if previous is not None and previous.stamp == stamp and edited is None and not strict:
                 found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
@@ -211,38 +210,24 @@ class Builder:
                 stamp = "\n".join([stamp.split("\n", 1)[0], *project.config.named_paths()])
             if previous is not None and previous.salt != project.salt:
                 previous = None
-            # lazy: 480 ms (importtime, beside site.build): the plan, render and search modules it loads are
-            # what an up-to-date build never needs
-            from papernotes.site import replan
-
-            plan = loaded = None
-            scan_digest = ""
-            if edited is not None and previous is not None and not strict:
+            plan = None
+            if edited is not None and previous is not None and not strict:  # serve: only the files it saw change
                 loaded = load_paths(project.root, cache, edited)
-                changed, removed = cache.changed_since_published(site, {*edited, *pending})
-                changed |= pending - removed
-                plan = None if removed or not self._search_updatable() else replan.plan_bodies(
-                    project, loaded, cache, site, changed, previous, self._related_lists)
-            # a build told which files changed (``serve``) compares only those: it settles nothing else
-            told = plan is not None
+                changes = self._changes(cache, loaded, previous, pending, edited, told=True)
+                plan = self._plan(loaded, cache, changes)
+            told = plan is not None  # it compared only those files: it settles nothing else
             if plan is None:
                 found = found or scan_corpus(project.root)
-                scan_digest = found.digest
                 if previous is not None and previous.scan == found.digest and not strict and not pending:
                     cache.record_published(site, replace(previous, stamp=stamp), (), replace=False)
                     return self._up_to_date(result, previous, cache, started)
                 loaded = load_corpus(project.root, cache, self.workers, found)
                 pause("build.loaded")
-                changed, removed = cache.changed_since_published(site, since=previous.generation) \
-                    if previous is not None else (set(loaded.digests), set())
-                changed |= pending - removed
-                if previous is not None and not removed and not strict and self._search_updatable():
-                    plan = replan.plan_bodies(project, loaded, cache, site, changed, previous, self._related_lists)
-                if plan is None and previous is not None and not strict:
-                    plan = replan.plan_scoped(project, loaded, cache, site, changed, removed, previous,
-                                              staging.out / MANIFEST_NAME)
-                if plan is None:
-                    plan = replan.plan_whole(project, loaded, cache, strict, on_resolved=self._search_ahead)
+                changes = self._changes(cache, loaded, previous, pending, strict=strict)
+                plan = self._plan(loaded, cache, changes)
+                assert plan is not None
+            scan_digest = "" if told else found.digest  # type: ignore[union-attr]
+            changed, removed = changes.changed, changes.removed
             pause("build.planned")
             if project.figures is not None:
                 project.figures.save()
@@ -279,6 +264,31 @@ class Builder:
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
+
+    def _changes(self, cache: BuildCache, loaded: LoadedCorpus, previous: Published | None, pending: set[str],
+                 edited: Collection[str] | None = None, *, strict: bool = False, told: bool = False) -> replan.Changes:
+        """The notes changed or removed since ``previous`` was published: among ``edited`` (a watcher's paths),
+        else every note; the notes whose search entries are pending count as changed."""
+        # lazy: 480 ms (importtime, beside site.build): the plan, render and search modules it loads are
+        # what an up-to-date build never needs
+        from papernotes.site import replan
+
+        site = self.staging.site_key
+        if edited is not None:
+            changed, removed = cache.changed_since_published(site, {*edited, *pending})
+        elif previous is not None:
+            changed, removed = cache.changed_since_published(site, since=previous.generation)
+        else:
+            changed, removed = set(loaded.digests), set()
+        return replan.Changes(previous, changed | (pending - removed), removed, strict, told)
+
+    def _plan(self, loaded: LoadedCorpus, cache: BuildCache, changes: replan.Changes) -> SitePlan | None:
+        # lazy: 480 ms (importtime, beside site.build), as in _changes
+        from papernotes.site import replan
+
+        return replan.plan(self.project, loaded, cache, self.staging.site_key, changes,
+                           search_updatable=self._search_updatable, record=self.staging.out / MANIFEST_NAME,
+                           related_lists=self._related_lists, on_resolved=self._search_ahead)
 
     def _search_updatable(self) -> bool:
         """Whether each edition's search store can take body edits (``search_update``); if one cannot (deleted,
@@ -322,9 +332,9 @@ class Builder:
     def _related_lists(self, cache: BuildCache, site: str) -> Mapping[str, tuple[str, ...]] | None:
         """The related lists ``site`` shows (``published_related``), kept between builds while they stand."""
         # lazy: 201 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
-        from papernotes.site.related import SITE_BLOB, published_related
+        from papernotes.site.related import published_related
 
-        shown = cache.load_blob(SITE_BLOB + site)
+        shown = cache.related_shown(site)
         if shown is not None and self._lists is not None and self._lists[0] == shown:
             return self._lists[1]  # the lists are a function of the digest that names them
         lists = published_related(cache, site)
@@ -373,9 +383,8 @@ class Builder:
             searches = []  # (URL prefix, files) of each edition's index
             search_later = plan.entries is None and search_dir is not None and staging.incremental
             if search_later:  # note bodies edited: their pages now, their search entries right after
-                cache.save_blob(SEARCH_PENDING + staging.site_key,
-                                sorted({*(cache.load_blob(SEARCH_PENDING + staging.site_key) or ()),
-                                        *(p.context.entry.note.path for p in plan.pages if p.template == "note.html")}))
+                cache.add_search_pending(staging.site_key, {p.context.entry.note.path for p in plan.pages
+                                                            if p.template == "note.html"})
             elif plan.entries is not None:
                 for prefix, lang, entries in (("", project.config.language, plan.entries), *plan.other_editions):
                     # each edition its own store, apart from a one-language site's (whose body edits update theirs)
@@ -434,8 +443,7 @@ class Builder:
         """Stage each edition's changed search files (``(URL prefix, SearchFiles)``)."""
         staging = self.staging
         for prefix, search in searches:
-            key = f"search:{staging.site_key}" + (f":{prefix}" if prefix else "")
-            known = cache.load_blob(key) or {}
+            known = cache.search_digests(staging.site_key, prefix)
             search_write, search_gone = search.changes(known if staging.incremental else None)
             for rel in search_write:
                 staging.write(prefix + rel, search[rel])
@@ -443,15 +451,15 @@ class Builder:
             for rel in search_gone:
                 staging.remove(prefix + rel)
             # until published, what is being replaced is unknown: a build killed half-way rewrites it
-            cache.save_blob(key, {**known, **dict.fromkeys(search_write + search_gone, "?")})
+            cache.save_search_digests(staging.site_key, prefix, {**known, **dict.fromkeys(search_write + search_gone, "?")})
 
     def _searches_published(self, searches: list, cache: BuildCache, *, done: bool) -> None:
         """Record what the search files now are; ``done``: every note's entry is published."""
         site = self.staging.site_key
         for prefix, search in searches:
-            cache.save_blob(f"search:{site}" + (f":{prefix}" if prefix else ""), search.digests)
+            cache.save_search_digests(site, prefix, search.digests)
         if done:
-            cache.delete_blob(SEARCH_PENDING + site)
+            cache.clear_search_pending(site)
 
 
 # ------------------------------------------------------------ fingerprints

@@ -3,12 +3,12 @@
 In: the project (config, taxonomy, salt), the loaded corpus, the build cache (what
 the site published: ``cache.Published``, a ``PublishedNote`` row per note file,
 ``EditionRows`` per edition). Out: a ``SitePlan`` — the pages to compare and
-render, and the rows to record once they are published. Three ways, cheapest
-first (``site/build.py`` tries them in this order):
+render, and the rows to record once they are published. ``plan`` chooses one of
+three ways, cheapest first:
 
 - ``plan_bodies``: only note bodies changed (each edited note's listing key is
-  unchanged): just those notes' own pages, in every edition, from the published
-  rows; no other note is decoded;
+  unchanged): just those notes' own pages, in every edition (a one-language site
+  is one), from the published rows; no other note is decoded;
 - ``plan_scoped`` (one-language sites): every note resolved, but only the pages of
   the groups an edit touched;
 - ``plan_whole``: every note resolved and related, every page of every edition.
@@ -81,6 +81,41 @@ class SitePlan:
     """On a site with several editions, the rows to record for what each edition shows, by language."""
 
 
+@dataclass(frozen=True)
+class Changes:
+    """What changed since the site was last published, as far as the build has looked."""
+
+    previous: Published | None
+    """The site's published state; ``None``: a first build, or a new salt (plan every page)."""
+    changed: set[str]
+    removed: set[str]
+    strict: bool = False
+    told: bool = False
+    """The build was told which files changed (``serve``) and looked at nothing else: a body edit or nothing."""
+
+
+def plan(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changes: Changes, *,
+         search_updatable: Callable[[], bool], record: Path,
+         related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
+         on_resolved: Callable[[list[tuple[str, str, list[Entry]]]], None] | None = None) -> SitePlan | None:
+    """The one place a build's plan is chosen, cheapest first: the edited bodies (every edition's search store
+    taking the edit, ``search_updatable``), else the groups the edits touched, else the whole site. ``None``
+    only when the build was ``told`` and the edit is more than bodies (it then scans and asks again)."""
+    previous, changed, removed = changes.previous, changes.changed, changes.removed
+    incremental = previous is not None and not changes.strict
+    if incremental and not removed and search_updatable():
+        bodies = plan_bodies(project, loaded, cache, site, changed, previous, related_lists)  # type: ignore[arg-type]
+        if bodies is not None:
+            return bodies
+    if changes.told:
+        return None
+    if incremental:
+        scoped = plan_scoped(project, loaded, cache, site, changed, removed, previous, record)  # type: ignore[arg-type]
+        if scoped is not None:
+            return scoped
+    return plan_whole(project, loaded, cache, changes.strict, on_resolved=on_resolved)
+
+
 def plan_settings(project: Project, lang: str | None = None):  # type: ignore[no-untyped-def]
     """The page kinds' settings for the ``lang`` edition (the site language's by default)."""
 
@@ -96,15 +131,13 @@ def listing_digest(entry: Entry) -> str:
 
 def resolve_all(project: Project, loaded: LoadedCorpus, cache: BuildCache) -> tuple[list[Entry], list[Diagnostic]]:
     """Resolve every note; topic rule matches are memoised per note digest and taxonomy."""
-    memo_key = f"topics:{project.taxonomy.fingerprint}"
-    memo = cache.load_blob(memo_key) or {}
+    memo = cache.topic_memo(project.taxonomy.fingerprint)
     before = set(memo)
     entries, problems = resolve(loaded.notes, loaded.diagnostics, project.taxonomy, memo)
     live = set(loaded.digests.values())
     memo = {digest: slugs for digest, slugs in memo.items() if digest in live}
     if set(memo) != before:
-        cache.delete_blobs("topics:")
-        cache.save_blob(memo_key, memo)
+        cache.save_topic_memo(project.taxonomy.fingerprint, memo)
     if entries and not project.config.absolute_base:
         where = project.root / CONFIG_NAME
         what = (f"base_url {project.config.base_url!r} is not absolute (https://host/path/)" if where.exists() else
@@ -284,62 +317,24 @@ def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
 
 
 def plan_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
-                 previous: Published,
-                 related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
-                 ) -> SitePlan | None:
-    """The edited notes' own pages, when nothing other pages show of them changed; else ``None``."""
-
-    if len(project.config.editions) > 1:
-        return _plan_edition_bodies(project, loaded, cache, site, changed, previous, related_lists)
-    rows = cache.published_notes(site, changed)
-    if len(rows) != len(changed) or any(row.url is None for row in rows.values()):
-        return None  # a new note, or one the site did not show
-    paths = sorted(changed)
-    notes = loaded.parsed(paths)
-    diagnostics = [d for p in paths if p in loaded.fresh for d in loaded.fresh[p][1]]
-    entries, problems = resolve([n for n in notes.values() if n is not None], diagnostics, project.taxonomy)
-    if len(entries) != len(paths) or any(d.is_error for d in problems):
-        return None
-    if any(listing_digest(e) != rows[e.note.path].listing for e in entries):
-        return None
-    lists = (related_lists or published_related)(cache, site)
-    if lists is None:
-        return None  # the related lists the site shows are not known for sure
-    shown = cache.published_notes(site, {p for e in entries for p in lists.get(e.note.path, ())})
-    if any(row.url is None or row.title is None for row in shown.values()):
-        return None
-    labels = plan_settings(project).labels
-    linked = any(e.note.local_links for e in entries)
-    by_path = cache.published_urls_by_path(site) if linked else {}
-    urls = cache.published_urls(site) if linked else frozenset()
-    if urls is None:
-        return None  # which pages the site has is not known for sure
-    pages = [page for entry in entries
-             for page in _note_pages(project, cache, site, entry, rows[entry.note.path],
-                                     [shown[p] for p in lists.get(entry.note.path, ()) if p in shown],
-                                     labels, by_path, urls)]
-    notes_rows = [replace(rows[e.note.path], digest=e.note.digest) for e in entries]
-    stale, state = _figure_changes(cache, site, pages, [r.url for r in rows.values()], previous)
-    return SitePlan(pages, False, state, notes_rows, stale=stale)
-
-
-def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCache, site: str, changed: set[str],
-                         previous: Published,
-                         related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
-                         ) -> SitePlan | None:
-    """``plan_bodies`` on a site with several editions: in every edition, the pages of the edited files and of
-    the translations of edited originals (their stale-translation notice may come or go), when nothing other
-    pages show of them changed and no translation changed what it translates; else ``None``. A note's links
-    resolve against its edition's recorded pages."""
+                previous: Published,
+                related_lists: Callable[[BuildCache, str], Mapping[str, tuple[str, ...]] | None] | None = None,
+                ) -> SitePlan | None:
+    """In every edition (a one-language site is one), the pages of the edited files and of the translations of
+    edited originals (their stale-translation notice may come or go), when nothing other pages show of them
+    changed and no translation changed what it translates; else ``None``. Neighbours, related lists and the
+    pages a note's links resolve against come from the edition's published rows; no other note is decoded."""
 
     rows = cache.published_notes(site, changed)
     if len(rows) != len(changed):
         return None  # a new file
     editions = site_editions(project.config.editions)
-    shown = {e.lang: cache.edition_shown(site, e.lang) for e in editions}
-    lists = (related_lists or published_related)(cache, site)
-    if lists is None or any(m is None for m in shown.values()):
-        return None  # what the editions or the related lists show is not known for sure
+    several = len(editions) > 1
+    # a one-language site keeps its rows under the site's key, and shows no translation
+    keys = {e.lang: edition_key(site, e.lang) if several else site for e in editions}
+    shown = {e.lang: cache.edition_shown(site, e.lang) if several else {} for e in editions}
+    if any(m is None for m in shown.values()):
+        return None  # what the editions show is not known for sure
     files = loaded.parsed(sorted(changed))
     originals: set[str] = set()
     for path, note in files.items():
@@ -362,7 +357,9 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
         return None
     if any(listing_digest(e) != rows[e.note.path].listing for e in entries if e.note.path in changed):
         return None
-    keys = {e.lang: edition_key(site, e.lang) for e in editions}
+    lists = (related_lists or published_related)(cache, site)
+    if lists is None:
+        return None  # the related lists the site shows are not known for sure
 
     def showing(lang: str, originals: Collection[str]) -> dict[str, PublishedNote]:
         """Original's path -> the row of the file the ``lang`` edition shows for it (absent: not shown)."""
@@ -406,17 +403,22 @@ def _plan_edition_bodies(project: Project, loaded: LoadedCorpus, cache: BuildCac
             by_path, urls = links
             near = showing(edition.lang, lists.get(entry.note.translation_of.original if entry.note.translation_of
                                                    else entry.note.path, ()))
+            if any(r.url is None or r.title is None for r in near.values()):
+                return None  # a related note the site does not show (a one-language site's rows cover every file)
             pages.extend(_note_pages(project, cache, keys[edition.lang], entry, row, list(near.values()), labels,
                                      by_path, urls))
             updated.append(replace(row, digest=entry.note.digest))
         planned.append((edition, pages))
         edition_rows[edition.lang] = EditionRows(updated)
-    # the note pages planned here exist in an edition exactly when it shows the note
-    urls = {lang: {r.url for r in found.values()} for lang, found in on.items()}
-    pages = publish(planned, _language_names(project), lambda lang, url: url in urls[lang])
+    if several:
+        # the note pages planned here exist in an edition exactly when it shows the note
+        urls = {lang: {r.url for r in found.values()} for lang, found in on.items()}
+        pages = publish(planned, _language_names(project), lambda lang, url: url in urls[lang])
+    else:
+        (_, pages), = planned
     notes_rows = [replace(rows[p], digest=files[p].digest) for p in sorted(changed)]  # type: ignore[union-attr]
     stale, state = _figure_changes(cache, site, pages, [p.url for p in pages if p.template == "note.html"], previous)
-    return SitePlan(pages, False, state, notes_rows, editions=edition_rows, stale=stale)
+    return SitePlan(pages, False, state, notes_rows, editions=edition_rows if several else None, stale=stale)
 
 
 def _figure_changes(cache: BuildCache, site: str, pages: Sequence[Page], notes: Iterable[str | None],

@@ -18,7 +18,6 @@ from __future__ import annotations
 from papernotes.site.related.lists import Outcome, compute, related, rows_by_path
 from papernotes.site.related.model import NEIGHBOURS, quantised_idf
 from papernotes.site.related.store import (
-    SITE_BLOB,
     PackedRows,
     Related,
     cached_related,
@@ -29,6 +28,6 @@ from papernotes.site.related.store import (
 )
 from papernotes.site.related.terms import RelatedInput, input_digest, paper_key, terms_of
 
-__all__ = ["NEIGHBOURS", "SITE_BLOB", "Outcome", "PackedRows", "Related", "RelatedInput", "cached_related",
+__all__ = ["NEIGHBOURS", "Outcome", "PackedRows", "Related", "RelatedInput", "cached_related",
            "compute", "input_digest", "mark_published", "note_inputs", "paper_key", "published_related",
            "quantised_idf", "related", "related_of_entries", "rows_by_path", "terms_of"]

@@ -1,7 +1,7 @@
 """Plan stage, related papers as a build keeps them: cached, recomputed only when an input changed.
 
 In: ``(path, title, summary, keywords, arXiv id)`` of every note and the build cache (a
-``BlobStore``). Out: ``Related`` (every note's list, best first, and the digest of the inputs
+``BuildCache``). Out: ``Related`` (every note's list, best first, and the digest of the inputs
 it was made from); ``published_related``, the lists a published site shows, decoded row by
 row (``PackedRows``), which is what a body edit reads. A body edit changes no input, so
 nothing is tokenised or scored; a title edit scores again only the rows it can change
@@ -15,22 +15,16 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from papernotes.cache import BuildCache
+from papernotes.cache_records import RelatedRows, RelatedState
 from papernotes.digests import stable_bytes
 from papernotes.site.related.lists import Outcome, compute, related, rows_by_path
 from papernotes.site.related.model import NEIGHBOURS
 from papernotes.site.related.terms import RelatedInput, input_digest, paper_key, related_input, terms_of
 from papernotes.site.related.update import Previous
 
-TERMS_BLOB = "related-terms"
-"""Cache blob: note input digest -> its terms (tokenising is most of the cost of a small corpus)."""
-STATE_BLOB = "related-state"
-"""Cache blob: what the next update needs of the last computation (paths, input digests, norms, rows, candidates)."""
-ROWS_BLOB = "related-rows"
-"""Cache blob: the digest of every note's inputs and the lists of the last computation (``PackedRows.pack``)."""
-SITE_BLOB = "related-site:"
-"""Cache blob per site: the inputs digest of the lists its published pages show."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +39,6 @@ class Related:
     """False when the lists came from the cache unchanged."""
     recomputed: int = 0
     """Rows scored by this computation (0 when the lists came from the cache)."""
-
-
-class BlobStore(Protocol):
-    def load_blob(self, key: str) -> Any: ...
-    def save_blob(self, key: str, value: Any) -> None: ...
 
 
 class PackedRows(Mapping[str, tuple[str, ...]]):
@@ -97,7 +86,7 @@ class PackedRows(Mapping[str, tuple[str, ...]]):
         return ((self._paths[i], self._row(i)) for i in self._kept())
 
 
-def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BlobStore) -> Related:
+def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], cache: BuildCache) -> Related:
     """The lists for ``(path, title, summary, keywords, arxiv id)`` notes, recomputed only when an input changed.
 
     A body edit changes no input, so nothing is tokenised or scored; a title edit scores again
@@ -106,10 +95,10 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
     notes = list(notes)
     digests = {path: input_digest(title, summary, keywords, arxiv) for path, title, summary, keywords, arxiv in notes}
     digest = inputs_digest(digests)
-    previous = cache.load_blob(ROWS_BLOB)
-    if previous is not None and previous[0] == digest:  # a plan reads every row, some twice: unpacked once
-        return Related(dict(PackedRows(previous[1], previous[2]).items()), digest, False, 0)
-    known: dict[str, tuple[str, ...]] = cache.load_blob(TERMS_BLOB) or {}
+    previous = cache.related_rows()
+    if previous is not None and previous.digest == digest:  # a plan reads every row, some twice: unpacked once
+        return Related(dict(PackedRows(previous.paths, previous.flat).items()), digest, False, 0)
+    known = cache.related_terms()
     terms: dict[str, tuple[str, ...]] = {}
     inputs = []
     for path, title, summary, keywords, arxiv in notes:
@@ -120,36 +109,35 @@ def cached_related(notes: Iterable[tuple[str, str, str, Sequence[str], str]], ca
         terms[key] = found
         inputs.append(RelatedInput(path, paper_key(arxiv, title), found))
     last = None
-    state = cache.load_blob(STATE_BLOB)
+    state = cache.related_state()
     if state is not None:
-        paths, old_digests, norms, rows, cands = state
-        before = dict(zip(paths, old_digests))
+        before = dict(zip(state.paths, state.digests))
         changed = frozenset(p for p, d in digests.items() if before.get(p) != d)
-        old_terms = {p: known.get(before[p]) for p in paths if p in changed or p not in digests}
+        old_terms = {p: known.get(before[p]) for p in state.paths if p in changed or p not in digests}
         if all(t is not None for t in old_terms.values()):
-            last = Previous(paths, norms, rows, cands, changed, old_terms)  # type: ignore[arg-type]
+            last = Previous(state.paths, state.norms, state.rows, state.cands, changed, old_terms)  # type: ignore[arg-type]
     outcome = compute(inputs, last)
     found_rows = rows_by_path(outcome)
     if terms.keys() != known.keys():
-        cache.save_blob(TERMS_BLOB, terms)
-    cache.save_blob(STATE_BLOB, (outcome.paths, tuple(digests[p] for p in outcome.paths), outcome.norms,
-                                 outcome.rows, outcome.cands))
-    cache.save_blob(ROWS_BLOB, (digest, *PackedRows.pack(outcome)))
+        cache.save_related_terms(terms)
+    cache.save_related_state(RelatedState(outcome.paths, tuple(digests[p] for p in outcome.paths), outcome.norms,
+                                          outcome.rows, outcome.cands))
+    cache.save_related_rows(RelatedRows(digest, *PackedRows.pack(outcome)))
     return Related(found_rows, digest, True, outcome.recomputed)
 
 
-def published_related(cache: BlobStore, site: str) -> Mapping[str, tuple[str, ...]] | None:
+def published_related(cache: BuildCache, site: str) -> Mapping[str, tuple[str, ...]] | None:
     """The lists the published ``site`` shows, or ``None`` when the cache cannot say for sure
     (a later computation was never published, or a publish was interrupted)."""
-    rows = cache.load_blob(ROWS_BLOB)
-    if rows is None or cache.load_blob(SITE_BLOB + site) != rows[0]:
+    rows = cache.related_rows()
+    if rows is None or cache.related_shown(site) != rows.digest:
         return None
-    return PackedRows(rows[1], rows[2])
+    return PackedRows(rows.paths, rows.flat)
 
 
-def mark_published(cache: BlobStore, site: str, digest: str) -> None:
+def mark_published(cache: BuildCache, site: str, digest: str) -> None:
     """Record that ``site`` now shows the lists of ``digest`` (called once its publish is recorded)."""
-    cache.save_blob(SITE_BLOB + site, digest)
+    cache.save_related_shown(site, digest)
 
 
 def note_inputs(entries: Iterable[Any]) -> list[tuple[str, str, str, tuple[str, ...], str]]:

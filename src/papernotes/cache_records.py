@@ -1,0 +1,109 @@
+"""The build cache's records: the typed rows ``cache.py`` reads and writes (and nothing else does).
+
+In: nothing (plain values). Out: ``NoteRow`` (a note file as the parse cache knows it), ``Published``
+(what a site published), ``PublishedNote`` (a note file as its site shows it), ``EditionRows`` (what one
+edition shows), ``RelatedState`` and ``RelatedRows`` (the related papers' last computation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from papernotes.errors import Diagnostic
+
+
+@dataclass(frozen=True, slots=True)
+class NoteRow:
+    """One note file as the parse cache knows it."""
+
+    mtime_ns: int
+    size: int
+    digest: str
+    """SHA-1 of the file's bytes."""
+    record: Any
+    """``Note.to_row()`` (``None`` when the file did not parse); stored apart, decoded only on demand."""
+    problems: tuple[tuple[str, int, str, str, str], ...]
+    """The parse diagnostics, encoded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """What the last successful build of one site published (everything but the per-note rows)."""
+
+    salt: str
+    """Code, config and taxonomy fingerprint the site was built with; another salt means a full rebuild."""
+    notes: int
+    """Notes on the site."""
+    pages: int
+    """Pages on the site."""
+    stamp: str = ""
+    """``build.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
+    scan: str = ""
+    """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
+    equal to the current scan means nothing changed. Empty while a publish is under way."""
+    problems: tuple[Diagnostic, ...] = ()
+    """Diagnostics of the resolve stage (duplicates, unknown taxonomy names)."""
+    generation: int = 0
+    """The parse cache's generation (``BuildCache.save_notes``) the site was built from: a note file can differ
+    from what the site shows only if it was saved or removed since, or unpublished (``unpublish``)."""
+    translations: int = 0
+    """Translations the site's editions show in place of their original (counted apart from ``notes``: a note and
+    its translations are one note); 0 on a one-language site."""
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedNote:
+    """A note file as its site shows it; the fields after ``digest`` are ``None`` for a file not on the site."""
+
+    path: str
+    digest: str
+    """The file digest the site was built from."""
+    listing: str | None = None
+    """Digest of what other pages show of the note (``resolve.listing_key``)."""
+    url: str | None = None
+    cell: str | None = None
+    """URL of its venue × domain page."""
+    position: int | None = None
+    """Index on that page (notes are ordered by slug): neighbours are ``position ± 1``."""
+    title: str | None = None
+    """Plain title, the label of the links its neighbours' pages make to it."""
+    topics: tuple[str, ...] = ()
+    """Slugs of its topics (their pages list it)."""
+    aliases: tuple[str, ...] = ()
+    """URLs of the redirect pages its ``aliases`` made."""
+
+
+@dataclass(frozen=True, slots=True)
+class EditionRows:
+    """What one edition of a site with several languages shows: a row per shown note file (a translation where
+    the edition shows one, at its original's URL and place), kept under ``edition_key``."""
+
+    notes: list[PublishedNote]
+    shown: dict[str, str] | None = None
+    """Original's path -> translation's path, for every note the edition shows translated (``None``: unchanged)."""
+    urls: frozenset[str] | None = None
+    """Every directory page of the edition, without its prefix (``None``: unchanged)."""
+
+
+def edition_key(site: str, lang: str) -> str:
+    """The key the rows of one edition of ``site`` are kept under."""
+    return f"{site}@{lang}"
+
+
+class RelatedState(NamedTuple):
+    """What the next related-papers update needs of the last computation (``site.related.update``)."""
+
+    paths: tuple[str, ...]
+    digests: tuple[str, ...]
+    """Each path's input digest."""
+    norms: Any
+    rows: Any
+    cands: Any
+
+
+class RelatedRows(NamedTuple):
+    """The last computation's lists, packed (``PackedRows.pack``), and the digest of the inputs they were made from."""
+
+    digest: str
+    paths: Any
+    flat: bytes
