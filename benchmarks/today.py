@@ -91,10 +91,10 @@ def replace_block(text: str, block: str) -> str:
     """``text`` with what lies between the ``today`` markers replaced by ``block``; the rest byte for byte."""
     if text.count(START) != 1 or text.count(END) != 1:
         raise ValueError(f"expected one {START} and one {END}, found {text.count(START)} and {text.count(END)}")
+    if text.index(END) < text.index(START):
+        raise ValueError(f"{END} comes before {START}")
     head, rest = text.split(START)
     _, tail = rest.split(END)
-    if END in head:
-        raise ValueError(f"{END} comes before {START}")
     return f"{head}{START}\n{block.strip()}\n{END}{tail}"
 
 
@@ -171,6 +171,9 @@ def reference(docs: Path, work: Path, runs: int, res: dict) -> list[Row]:  # typ
             f"--destination {HUGO}/public --quiet`"),
         Row("cold build ÷ Hugo's, same run", f"**{ratio:.2f}×**", f"≤ {HUGO_RATIO}× Hugo: {verdict(ratio, HUGO_RATIO)}",
             "the two rows above, alternating"),
+        Row("peak memory of a cold build, papernotes / Hugo (process tree PSS or largest RSS)",
+            f"{bb.mb(res['papernotes_cold']['peak_memory_bytes'])} / {bb.mb(res['hugo_cold']['peak_memory_bytes'])}",
+            "", "the two cold rows above"),
         Row("no-op build", seconds(noop), f"≤ {REBUILD_SECONDS} s: {verdict(median(noop), REBUILD_SECONDS)}",
             f"{build} again"),
         Row("one-edit rebuild (a sentence appended to one note)", seconds(edit),
