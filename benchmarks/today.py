@@ -205,14 +205,14 @@ def large(work: Path, runs: int, res: dict) -> list[Row]:  # type: ignore[type-a
     synth = "`bench_build.py --synthetic 50000 --seed 7 --stats defaults`"
     return [
         Row("50,000 synthetic notes: cold build (no site, no cache)", f"**{cold:.1f} s**{runs_note}",
-            f"≤ {LARGE_COLD_SECONDS:.0f} s: {verdict(cold, LARGE_COLD_SECONDS)}", synth),
+            f"≤ {LARGE_COLD_SECONDS:.0f} s: {verdict(cold, LARGE_COLD_SECONDS)}", f"{synth}: its cold runs"),
         Row("50,000 notes: no-op build", f"**{noop:.2f} s**", f"≤ {LARGE_NOOP_SECONDS} s: "
-            f"{verdict(noop, LARGE_NOOP_SECONDS)}", synth),
+            f"{verdict(noop, LARGE_NOOP_SECONDS)}", f"{synth}: its no-op runs"),
         Row("50,000 notes: one-edit rebuild", f"**{edit:.2f} s**", f"≤ {LARGE_EDIT_SECONDS:.0f} s: "
-            f"{verdict(edit, LARGE_EDIT_SECONDS)}", synth),
+            f"{verdict(edit, LARGE_EDIT_SECONDS)}", f"{synth}: its one-edit runs"),
         Row("50,000 notes: `serve`, save → page shows the edit", f"**{served['median']:.0f} ms** "
             f"({served['min']:.0f}–{served['max']:.0f}, {served['runs']} saves)",
-            f"≤ {SERVE_MS:.0f} ms: {verdict(served['median'], SERVE_MS)}", "`bench_serve.py CORPUS --site SITE`"),
+            f"≤ {SERVE_MS:.0f} ms: {verdict(served['median'], SERVE_MS)}", "`bench_serve.py CORPUS --site SITE --saves 10` on that corpus and site"),
     ]
 
 
@@ -222,6 +222,16 @@ def not_run() -> list[Row]:
             for what, target in (("cold build", f"≤ {LARGE_COLD_SECONDS:.0f} s"), ("no-op", f"≤ {LARGE_NOOP_SECONDS} s"),
                                  ("one edit", f"≤ {LARGE_EDIT_SECONDS:.0f} s"),
                                  ("`serve` save → page", f"≤ {SERVE_MS:.0f} ms"))]
+
+
+def machine() -> str:
+    """``2 cores (Intel Xeon …)``: the CPU count and, on Linux, the model."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            model = next((line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")), "")
+    except OSError:
+        model = ""
+    return f"{os.cpu_count()} cores" + (f" ({model})" if model else "")
 
 
 def git_head() -> str:
@@ -254,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = os.getloadavg()
     res: dict = {"started": started.isoformat(timespec="seconds"), "runs": runs,  # type: ignore[type-arg]
-                 "cores": os.cpu_count(), "load_before": [round(x, 2) for x in load_before], "commit": git_head()}
+                 "machine": machine(), "load_before": [round(x, 2) for x in load_before], "commit": git_head()}
     try:
         src = bb.snapshot_package(work)
         res["package"] = bb.package_digest(src / "papernotes")
@@ -267,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     res["load_after"] = [round(x, 2) for x in load_after]
     mode = " (`--quick`)" if args.quick else ""
     header = (f"Measured {started:%Y-%m-%d %H:%M} UTC by `python benchmarks/today.py{' --large' if args.large else ''}`"
-              f"{mode} in one run: {runs} runs of each kind, papernotes and Hugo alternating; {os.cpu_count()} cores, "
+              f"{mode} in one run: {runs} runs of each kind, papernotes and Hugo alternating; {machine()}, "
               f"load average {load_before[0]:.1f} before and {load_after[0]:.1f} after (1 min); papernotes at "
               f"{res['commit']} (package sha256 {res['package']}).")
     legend = (f"`{CORPUS}`: the reference notes imported by `papernotes import-mkdocs DOCS {CORPUS}`; `{SITE}`: its "
