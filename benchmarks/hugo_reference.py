@@ -40,15 +40,21 @@ CONFIG = """baseURL = "https://example.org/"
 title = "Paper Notes"
 languageCode = "zh"
 disablePathToLower = true
+pluralizeListTitles = false
 """
 LAYOUTS = {
     "home.html": """<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>{{ .Site.Title }}</title></head>
-<body><h1>{{ .Site.Title }}</h1><ul>{{ range .Sections }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></body></html>
+<body><h1>{{ .Site.Title }}</h1><ul>
+{{ range .Sections }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}
+</ul></body></html>
 """,
     "list.html": """<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>{{ .Title }}</title></head>
-<body><h1>{{ .Title }}</h1><ul>{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></body></html>
+<body><h1>{{ .Title }}</h1><ul>
+{{ range .Pages }}<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}
+</ul></body></html>
 """,
-    "single.html": """<!doctype html><html lang="zh"><head><meta charset="utf-8">""" + NOTE_MARK + """<title>{{ .Title }}</title></head>
+    "single.html": """<!doctype html><html lang="zh"><head><meta charset="utf-8">
+""" + NOTE_MARK + """<title>{{ .Title }}</title></head>
 <body><h1>{{ .Title }}</h1>{{ .Content }}</body></html>
 """,
 }

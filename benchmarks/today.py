@@ -169,8 +169,8 @@ def reference(docs: Path, work: Path, runs: int, res: dict) -> list[Row]:  # typ
         Row(f"Hugo {res['hugo_version'].split('-')[0]}, bare templates, same notes, cold ({notes:,} notes → "
             f"{hugo_pages:,} note pages)", seconds(theirs), "", f"`rm -rf {HUGO}/public`; `hugo --source {HUGO} "
             f"--destination {HUGO}/public --quiet`"),
-        Row("cold build ÷ Hugo's, same run", f"**{ratio:.2f}×**", f"≤ {HUGO_RATIO}× Hugo: {verdict(ratio, HUGO_RATIO)}",
-            "the two rows above, alternating"),
+        Row("cold build ÷ Hugo's, same run", f"**{ratio:.2f}×**",
+            f"≤ {HUGO_RATIO}× Hugo: {verdict(ratio, HUGO_RATIO)}", "the two rows above, alternating"),
         Row("peak memory of a cold build, papernotes / Hugo (process tree PSS or largest RSS)",
             f"{bb.mb(res['papernotes_cold']['peak_memory_bytes'])} / {bb.mb(res['hugo_cold']['peak_memory_bytes'])}",
             "", "the two cold rows above"),
@@ -212,15 +212,16 @@ def large(work: Path, runs: int, res: dict) -> list[Row]:  # type: ignore[type-a
             f"{verdict(edit, LARGE_EDIT_SECONDS)}", f"{synth}: its one-edit runs"),
         Row("50,000 notes: `serve`, save → page shows the edit", f"**{served['median']:.0f} ms** "
             f"({served['min']:.0f}–{served['max']:.0f}, {served['runs']} saves)",
-            f"≤ {SERVE_MS:.0f} ms: {verdict(served['median'], SERVE_MS)}", "`bench_serve.py CORPUS --site SITE --saves 10` on that corpus and site"),
+            f"≤ {SERVE_MS:.0f} ms: {verdict(served['median'], SERVE_MS)}",
+            "`bench_serve.py CORPUS --site SITE --saves 10` on that corpus and site"),
     ]
 
 
 def not_run() -> list[Row]:
     """The 50,000-note targets, named when ``--large`` was not given (they take minutes)."""
     return [Row(f"50,000 synthetic notes: {what}", "not in this run (`--large`)", target, "")
-            for what, target in (("cold build", f"≤ {LARGE_COLD_SECONDS:.0f} s"), ("no-op", f"≤ {LARGE_NOOP_SECONDS} s"),
-                                 ("one edit", f"≤ {LARGE_EDIT_SECONDS:.0f} s"),
+            for what, target in (("cold build", f"≤ {LARGE_COLD_SECONDS:.0f} s"),
+                                 ("no-op", f"≤ {LARGE_NOOP_SECONDS} s"), ("one edit", f"≤ {LARGE_EDIT_SECONDS:.0f} s"),
                                  ("`serve` save → page", f"≤ {SERVE_MS:.0f} ms"))]
 
 
