@@ -84,6 +84,9 @@ class Run:
     tree_rss: int
     """Peak of the summed RSS of the process tree, bytes (sampled every 50 ms; shared pages counted once
     per process that maps them)."""
+    cpu: float = 0.0
+    """User + system CPU seconds of the child and the children it reaped (``wait4``): what a busy machine
+    inflates far less than wall time."""
 
     @property
     def memory(self) -> int:
@@ -159,7 +162,7 @@ def run_measured(cmd: list[str], what: str) -> Run:
             err.seek(0)
             tail = err.read().decode("utf-8", "replace")[-3000:]
             raise SystemExit(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
-    return Run(seconds, usage.ru_maxrss * 1024, sampler.peak_pss, sampler.peak_rss)
+    return Run(seconds, usage.ru_maxrss * 1024, sampler.peak_pss, sampler.peak_rss, usage.ru_utime + usage.ru_stime)
 
 
 def log(message: str) -> None:
@@ -361,6 +364,7 @@ def base_path_of(corpus: Path) -> str:
 
 def summary(runs: list[Run]) -> dict[str, object]:
     return {"median_s": statistics.median(r.seconds for r in runs), "runs_s": [round(r.seconds, 4) for r in runs],
+            "cpu_median_s": statistics.median(r.cpu for r in runs),
             "peak_memory_bytes": max(r.memory for r in runs), "max_rss_bytes": max(r.max_rss for r in runs),
             "tree_pss_bytes": max(r.tree_pss for r in runs), "tree_rss_bytes": max(r.tree_rss for r in runs)}
 
