@@ -108,6 +108,14 @@ def write_table(path: Path, block: str) -> None:
 
 # ------------------------------------------------------------------ measuring
 
+LOADS: list[float] = []
+"""The 1-minute load average after each measured step: the header gives its peak."""
+
+
+def note_load() -> None:
+    LOADS.append(os.getloadavg()[0])
+
+
 def seconds(runs: list[bb.Run]) -> str:
     """``**1.23 s** (1.10–1.40); CPU 2.0 s``: the wall median, the runs' range, the CPU median."""
     values = [r.seconds for r in runs]
@@ -151,9 +159,11 @@ def reference(docs: Path, work: Path, runs: int, res: dict) -> list[Row]:  # typ
         ours.append(bb.cold_build(corpus, site))
         theirs.append(hugo_cold())
         bb.log(f"cold {i + 1}/{runs}: papernotes {ours[-1].seconds:.2f} s, Hugo {theirs[-1].seconds:.2f} s")
+        note_load()
     noop = [bb.noop_build(corpus, site) for _ in range(runs)]
     edit = [bb.edit_build(corpus, site, i) for i in range(runs)]
     bb.log(f"no-op {median(noop):.2f} s, one edit {median(edit):.2f} s")
+    note_load()
     shown, total = note_pages(corpus, site)
     hugo_pages = hugo_reference.note_pages(public)
     server, base = bench_search.serve(site)
@@ -200,6 +210,7 @@ def large(work: Path, runs: int, res: dict) -> list[Row]:  # type: ignore[type-a
     if not build_json.exists():
         raise SystemExit(f"{' '.join(command)} failed")
     built = json.loads(build_json.read_text(encoding="utf-8"))["papernotes"]
+    note_load()
     subprocess.run([sys.executable, str(BENCH / "bench_serve.py"), str(out / "corpus"), "--site",
                     str(out / "papernotes-site"), "--saves", "10", "--json", str(serve_json)],
                    check=True, stdout=subprocess.DEVNULL)
@@ -281,10 +292,12 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     load_after = os.getloadavg()
     res["load_after"] = [round(x, 2) for x in load_after]
+    res["load_during"] = [round(x, 2) for x in LOADS]
     mode = " (`--quick`)" if args.quick else ""
     header = (f"Measured {started:%Y-%m-%d %H:%M} UTC by `python benchmarks/today.py{' --large' if args.large else ''}`"
               f"{mode} in one run: {runs} runs of each kind, papernotes and Hugo alternating; {machine()}, "
-              f"load average {load_before[0]:.1f} before and {load_after[0]:.1f} after (1 min); papernotes at "
+              f"1-minute load average {load_before[0]:.1f} before, up to {max([load_after[0], *LOADS]):.1f} during and "
+              f"{load_after[0]:.1f} after; papernotes at "
               f"{res['commit']} (package sha256 {res['package']}).")
     legend = (f"`{CORPUS}`: the reference notes imported by `papernotes import-mkdocs DOCS {CORPUS}`; `{SITE}`: its "
               f"site; `{HUGO}`: the Hugo site `benchmarks/hugo_reference.py {CORPUS} {HUGO}` writes (Hugo from "
