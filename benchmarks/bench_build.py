@@ -32,7 +32,8 @@ percent-decoding applied (a directory meaning its ``index.html``), names no
 file of the site.
 
 Usage: python benchmarks/bench_build.py [--docs DIR] [--runs N] [--mkdocs-runs N] [--skip-mkdocs]
-                                        [--synthetic N] [--json out.json] [--profile] [--work DIR]
+                                        [--synthetic N [--seed N] [--stats auto|corpus|defaults]]
+                                        [--json out.json] [--profile] [--work DIR]
                                         [--snapshot-src]
 """
 from __future__ import annotations
@@ -83,6 +84,9 @@ class Run:
     tree_rss: int
     """Peak of the summed RSS of the process tree, bytes (sampled every 50 ms; shared pages counted once
     per process that maps them)."""
+    cpu: float = 0.0
+    """User + system CPU seconds of the child and the children it reaped (``wait4``): what a busy machine
+    inflates far less than wall time."""
 
     @property
     def memory(self) -> int:
@@ -158,7 +162,7 @@ def run_measured(cmd: list[str], what: str) -> Run:
             err.seek(0)
             tail = err.read().decode("utf-8", "replace")[-3000:]
             raise SystemExit(f"{what} failed (exit {proc.returncode}): {' '.join(cmd)}\n{tail}")
-    return Run(seconds, usage.ru_maxrss * 1024, sampler.peak_pss, sampler.peak_rss)
+    return Run(seconds, usage.ru_maxrss * 1024, sampler.peak_pss, sampler.peak_rss, usage.ru_utime + usage.ru_stime)
 
 
 def log(message: str) -> None:
@@ -360,6 +364,7 @@ def base_path_of(corpus: Path) -> str:
 
 def summary(runs: list[Run]) -> dict[str, object]:
     return {"median_s": statistics.median(r.seconds for r in runs), "runs_s": [round(r.seconds, 4) for r in runs],
+            "cpu_median_s": statistics.median(r.cpu for r in runs),
             "peak_memory_bytes": max(r.memory for r in runs), "max_rss_bytes": max(r.max_rss for r in runs),
             "tree_pss_bytes": max(r.tree_pss for r in runs), "tree_rss_bytes": max(r.tree_rss for r in runs)}
 
@@ -373,24 +378,41 @@ def diagnostics_of(stderr: str) -> dict[str, int]:
             "diagnostics": shown + (int(more.group(1)) if more else 0)}
 
 
+def papernotes_build(corpus: Path, site: Path) -> list[str]:
+    return [*papernotes_cmd(), "build", str(corpus), "-o", str(site), "-q"]
+
+
+def cold_build(corpus: Path, site: Path) -> Run:
+    """A first build: the corpus's cache and the output deleted, then ``papernotes build``."""
+    shutil.rmtree(corpus / CACHE_DIR, ignore_errors=True)
+    shutil.rmtree(site, ignore_errors=True)
+    return run_measured(papernotes_build(corpus, site), "papernotes cold build")
+
+
+def noop_build(corpus: Path, site: Path) -> Run:
+    return run_measured(papernotes_build(corpus, site), "papernotes no-op rebuild")
+
+
+def edit_build(corpus: Path, site: Path, i: int) -> Run:
+    """A sentence appended to one note (``note_to_edit``), then ``papernotes build``."""
+    with note_to_edit(corpus).open("a", encoding="utf-8") as handle:
+        handle.write(f"\n\nBenchmark edit {i + 1}: one more sentence appended to this note.\n")
+    return run_measured(papernotes_build(corpus, site), "papernotes one-edit rebuild")
+
+
 def bench_papernotes(corpus: Path, site: Path, runs: int) -> dict[str, object]:
-    build = [*papernotes_cmd(), "build", str(corpus), "-o", str(site), "-q"]
     cold: list[Run] = []
     for i in range(runs):
-        shutil.rmtree(corpus / CACHE_DIR, ignore_errors=True)
-        shutil.rmtree(site, ignore_errors=True)
-        cold.append(run_measured(build, "papernotes cold build"))
+        cold.append(cold_build(corpus, site))
         log(f"papernotes cold {i + 1}/{runs}: {cold[-1].seconds:.2f}s")
     noop = []
     for i in range(runs):
-        noop.append(run_measured(build, "papernotes no-op rebuild"))
+        noop.append(noop_build(corpus, site))
         log(f"papernotes no-op {i + 1}/{runs}: {noop[-1].seconds:.2f}s")
     edited = note_to_edit(corpus)
     edit = []
     for i in range(runs):
-        with edited.open("a", encoding="utf-8") as handle:
-            handle.write(f"\n\nBenchmark edit {i + 1}: one more sentence appended to this note.\n")
-        edit.append(run_measured(build, "papernotes one-edit rebuild"))
+        edit.append(edit_build(corpus, site, i))
         log(f"papernotes one-edit {i + 1}/{runs}: {edit[-1].seconds:.2f}s")
     last = subprocess.run([*papernotes_cmd(), "build", str(corpus), "-o", str(site)], check=False,
                           capture_output=True, text=True)
@@ -531,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-mkdocs", action="store_true")
     parser.add_argument("--synthetic", type=int, metavar="N", help="bench a synth.py corpus of N notes (no MkDocs)")
     parser.add_argument("--seed", type=int, default=1, help="seed of --synthetic")
+    parser.add_argument("--stats", choices=("auto", "corpus", "defaults"), default="auto",
+                        help="note-size statistics of --synthetic (synth.py's --stats)")
     parser.add_argument("--json", type=Path, help="also write every number to this file")
     parser.add_argument("--profile", action="store_true", help="also cProfile a cold and a one-edit build")
     parser.add_argument("--work", type=Path, help="work directory (default: a temporary one, removed after)")
@@ -550,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
             res["package"] = f"snapshot of papernotes (files sha256 {package_digest(src / 'papernotes')}) in {src}"
         if args.synthetic:
             started = time.perf_counter()
-            shapes, source = synth.load_shapes("auto", args.docs)
+            shapes, source = synth.load_shapes(args.stats, args.docs)
             synth.generate(corpus, args.synthetic, args.seed, shapes)
             res["corpus"] = f"synthetic, {args.synthetic:,} notes, seed {args.seed}"
             res["notes_source"] = f"benchmarks/synth.py ({source}) in {time.perf_counter() - started:.1f}s"

@@ -27,6 +27,7 @@ import urllib.request
 from pathlib import Path
 
 from papernotes.config import load_config
+from papernotes.corpus import frontmatter
 
 
 def free_port() -> int:
@@ -55,10 +56,8 @@ def wait_for(url: str, marker: str, timeout: float) -> float:
 
 def note_url(note: Path, corpus: Path) -> str:
     """The note's page URL from its front matter (venue, domain) and file stem."""
-    text = note.read_text(encoding="utf-8")
-    venue = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("venue:"))
-    domain = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("domain:"))
-    return f"{venue}/{domain}/{note.stem}/"
+    front, _, _ = frontmatter.read(note.read_text(encoding="utf-8"))  # papernotes' own reader: quoted values too
+    return f"{front['venue']}/{front['domain']}/{note.stem}/"
 
 
 def main(argv: list[str] | None = None) -> int:

