@@ -45,7 +45,7 @@ import bench_search
 import bench_serve
 import hugo_reference
 
-from papernotes.site.publish import atomic_write
+from papernotes.disk import atomic_write
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
