@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -211,3 +213,34 @@ def test_a_rotated_page_renders_its_figure_box(drawn: tuple[Path, list[pdfgen.Dr
         a = PIL.open(io.BytesIO(image.data)).convert("L").resize((80, 40))
         b = PIL.open(io.BytesIO(upright.data)).convert("L").resize((80, 40))
         assert sum(abs(p - q) for p, q in zip(a.tobytes(), b.tobytes())) < 8 * 80 * 40  # the same picture
+
+
+_THREADS = """
+import sys, threading
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from pdfgen import figures_paper
+from papernotes.intake.paper.figures import find_figures, render_picture
+path, _ = figures_paper(Path({pdf!r}))
+data = path.read_bytes()
+failed = []
+def work():
+    try:
+        for _ in range(6):
+            figures, _ = find_figures(str(path), data)
+            render_picture(data, figures[0], 400)
+    except BaseException as exc:
+        failed.append(exc)
+threads = [threading.Thread(target=work) for _ in range(6)]
+for t in threads: t.start()
+for t in threads: t.join()
+print("ok" if not failed else failed)
+"""
+
+
+def test_figures_found_and_rendered_from_several_threads_at_once(tmp_path: Path) -> None:
+    """PDFium is not thread-safe; the LLM engines read papers in worker threads. In a child process, so a crash
+    is this test's failure rather than the end of the test run."""
+    script = _THREADS.format(tests=str(Path(__file__).parent), pdf=str(tmp_path / "p.pdf"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", (done.returncode, done.stdout, done.stderr[-2000:])

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -37,6 +38,9 @@ MARGIN = 0.05
 """Share of the page height at the top and bottom (running headers, page numbers) never taken into a figure."""
 JOIN_GAP = 40.0
 """Points between two drawing objects that still belong to one figure."""
+PDFIUM = threading.Lock()
+"""PDFium is not thread-safe (pypdfium2 says so): every use of it holds this lock. The LLM engines read
+papers in worker threads; two of them in pdfium at once crashed the process."""
 PAD = 2.0
 """Points of white kept around a rendered figure."""
 WEBP_QUALITY = 90
@@ -335,17 +339,18 @@ def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
 
 def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figure, ...]]:
     """(figures, tables) of the PDF, each label once, in page order; raises ``PaperError`` like ``extract_document``."""
-    doc = open_document(path, data)
     found: list[Figure] = []
     known: set[str] = set()
-    try:
-        for index in range(len(doc)):
-            try:
-                found += _page_figures(doc[index], index + 1, known)
-            except Exception:  # pdfium on a malformed page: that page's figures are lost, not the others
-                continue
-    finally:
-        doc.close()
+    with PDFIUM:
+        doc = open_document(path, data)
+        try:
+            for index in range(len(doc)):
+                try:
+                    found += _page_figures(doc[index], index + 1, known)
+                except Exception:  # pdfium on a malformed page: that page's figures are lost, not the others
+                    continue
+        finally:
+            doc.close()
     found.sort(key=lambda f: (f.page, f.number))
     return tuple(f for f in found if f.kind == "figure"), tuple(f for f in found if f.kind == "table")
 
@@ -358,19 +363,20 @@ def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
 def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
     """The figure's box as a Pillow RGB picture, at least ``min_width`` pixels wide (``render_figure`` unencoded)."""
     require("PIL", "rendering figures")
-    doc = open_document("PDF", data)  # the caller knows which file; PaperError.reason says why
-    try:
-        page = doc[figure.page - 1]
-        left, bottom, right, top = page.get_bbox()
-        x0, y0 = max(figure.bbox[0] - PAD, left), max(figure.bbox[1] - PAD, bottom)
-        x1, y1 = min(figure.bbox[2] + PAD, right), min(figure.bbox[3] + PAD, top)
-        scale = (min_width + 2) / max(x1 - x0, 1.0)  # pdfium rounds the page and each crop apart: up to 1.5 px lost
-        # the box is in user space; undo the page's /Rotate so the crop (applied after rotation) is too
-        bitmap = page.render(scale=scale, crop=(x0 - left, y0 - bottom, right - x1, top - y1),
-                             rotation=(360 - page.get_rotation()) % 360)
-        return bitmap.to_pil().convert("RGB")
-    finally:
-        doc.close()
+    with PDFIUM:
+        doc = open_document("PDF", data)  # the caller knows which file; PaperError.reason says why
+        try:
+            page = doc[figure.page - 1]
+            left, bottom, right, top = page.get_bbox()
+            x0, y0 = max(figure.bbox[0] - PAD, left), max(figure.bbox[1] - PAD, bottom)
+            x1, y1 = min(figure.bbox[2] + PAD, right), min(figure.bbox[3] + PAD, top)
+            scale = (min_width + 2) / max(x1 - x0, 1.0)  # pdfium rounds the page and each crop apart: up to 1.5 px lost
+            # the box is in user space; undo the page's /Rotate so the crop (applied after rotation) is too
+            bitmap = page.render(scale=scale, crop=(x0 - left, y0 - bottom, right - x1, top - y1),
+                                 rotation=(360 - page.get_rotation()) % 360)
+            return bitmap.to_pil().convert("RGB")
+        finally:
+            doc.close()
 
 
 def encode(picture: Any, format: Literal["webp", "png"] = "webp") -> Image:
