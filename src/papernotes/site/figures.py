@@ -9,7 +9,7 @@ when its path, mtime or size is new to the cache (``digests.marshal``), as the n
 
 Detection and rendering are ``papernotes.intake.paper.figures`` (pypdfium2, the ``pdf`` extra), imported
 only when a planned note has a PDF; without the extra the pages build without figures and say why once.
-A cold cache is filled by forked workers (``prepare``) before the pages are planned.
+A cold cache is filled by forked workers (``prepare``, through ``forks.share``) before the pages are planned.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import functools
 import hashlib
 import json
 import marshal
-import multiprocessing
 import os
 import stat
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from papernotes.corpus.model import Entry, Note
 from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning
 from papernotes.extras import available, missing_message
+from papernotes.forks import can_fork, share
 from papernotes.layout import CONFIG_NAME
 from papernotes.site.contexts import FigureFile, FigureView, Page
 
@@ -221,16 +221,15 @@ class FigureStore:
                 continue
             paper, numbers = todo.setdefault(note.paper, (note.paper, []))
             numbers.extend(note.figures)
-        if len(todo) < PARALLEL_PAPERS or self.workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            return  # few: made one by one as their pages are planned
+        if len(todo) < PARALLEL_PAPERS or self.workers < 2 or not can_fork():
+            return  # few (or no safe fork): made one by one as their pages are planned
         jobs = [(str(self.root), str(self.folder), paper, numbers) for paper, numbers in todo.values()]
-        with multiprocessing.get_context("fork").Pool(self.workers) as pool:
-            for paper, st_key, sha, record in pool.imap_unordered(_prepare_one, jobs, chunksize=4):
-                if sha is None:
-                    continue
-                self.digests[paper] = (*st_key, sha)
-                self.records[sha] = record
-                self._dirty = True
+        for paper, st_key, sha, record in share(jobs, _prepare_one, self.workers):
+            if sha is None:
+                continue
+            self.digests[paper] = (*st_key, sha)
+            self.records[sha] = record
+            self._dirty = True
 
     def save(self) -> None:
         """Keep what this build hashed for the next one."""
