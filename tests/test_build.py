@@ -306,9 +306,12 @@ def test_render_workers_are_replaced_and_make_the_same_site(tmp_path: Path, work
 
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus)
-    build(corpus, tmp_path / "serial", workers=1, use_cache=False)
+    for note in example_notes(corpus)[::7]:  # problems found by the workers, reported in the pages' order
+        note.write_text(note.read_text(encoding="utf-8") + "\n[gone](missing.md)\n", encoding="utf-8")
+    serial = build(corpus, tmp_path / "serial", workers=1, use_cache=False)
     ran_in = worker_pids(render, "_render_range")
-    build(corpus, tmp_path / "forked", workers=2, use_cache=False)
+    forked = build(corpus, tmp_path / "forked", workers=2, use_cache=False)
+    assert len(serial.diagnostics) >= 5 and forked.diagnostics == serial.diagnostics
     files = {p.relative_to(tmp_path / "serial"): p.read_bytes() for p in (tmp_path / "serial").rglob("*") if p.is_file()}
     assert files == {p.relative_to(tmp_path / "forked"): p.read_bytes()
                      for p in (tmp_path / "forked").rglob("*") if p.is_file()}
