@@ -12,8 +12,9 @@ What one run does, each build a subprocess timed by ``bench_build.run_measured``
 - papernotes cold builds of the reference corpus (``bench_build.cold_build``: its cache and
   output deleted; search index, related papers and feeds included) alternating with Hugo cold
   builds of the same notes with bare templates (``hugo_reference``: its output deleted), one
-  untimed build of each first (page cache, the snapshot's bytecode); then no-op rebuilds and
-  one-edit rebuilds (``bench_build.noop_build``/``edit_build``); medians of ``--runs``;
+  untimed build of each first (the page cache; the snapshot's bytecode is compiled when it is
+  copied); then no-op rebuilds and one-edit rebuilds (``bench_build.noop_build``/``edit_build``);
+  medians of ``--runs``;
 - the number of note pages in both outputs, against the number of notes;
 - the first query of the built site's search in a fresh headless Chromium, over a gzip
   loopback host (``bench_search.first_queries``, its reference query set): bytes transferred;
@@ -152,7 +153,7 @@ def reference(docs: Path, work: Path, runs: int, res: dict) -> list[Row]:  # typ
         shutil.rmtree(public, ignore_errors=True)
         return bb.run_measured(hugo_build, "hugo build")
 
-    bb.cold_build(corpus, site)  # untimed, both: the page cache, the snapshot's bytecode
+    bb.cold_build(corpus, site)  # untimed, both: the page cache
     hugo_cold()
     ours: list[bb.Run] = []
     theirs: list[bb.Run] = []
