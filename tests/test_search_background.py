@@ -56,7 +56,8 @@ def _taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 @pytest.fixture()
 def control(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The examples built with the index made after the pages, as before."""
+    """The examples built with the index made after the pages, as before (asked for before the fixtures that
+    change how the index is made)."""
     base = tmp_path_factory.mktemp("control")
     corpus = _corpus(base, "corpus")
     build(corpus, base / "site")
@@ -71,7 +72,7 @@ def ahead(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_index_made_beside_the_pages_is_the_one_made_after_them(
-        ahead: None, control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        control: dict[str, str], ahead: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus = _corpus(tmp_path, "corpus")
     made, taken = watch_forks(monkeypatch), _taken(monkeypatch)
     build(corpus, tmp_path / "site")
@@ -88,7 +89,7 @@ def test_the_index_made_beside_the_pages_is_the_one_made_after_them(
 
 
 def test_a_failed_child_leaves_the_index_to_the_build(
-        ahead: None, control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        control: dict[str, str], ahead: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object, **kwargs: object) -> object:
         raise MemoryError("the child cannot make the index")
 
@@ -100,7 +101,7 @@ def test_a_failed_child_leaves_the_index_to_the_build(
 
 
 def test_a_child_given_other_entries_leaves_the_index_to_the_build(
-        ahead: None, control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        control: dict[str, str], ahead: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = replan._edition_entries
 
     def one_note_short(*args: object) -> list:
@@ -164,6 +165,125 @@ def test_a_build_killed_with_kill_9_takes_its_child_with_it(tmp_path: Path) -> N
         deadline = time.monotonic() + 120
         while not marker.exists() or not marker.read_text().endswith("\n"):
             assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without starting its index"
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        child = int(marker.read_text().split()[0])
+        assert child != proc.pid and f"PPid:\t{proc.pid}\n" in Path(f"/proc/{child}/status").read_text()
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while _state(child) not in ("Z", "gone"):
+            assert time.monotonic() < deadline, "the child outlived the build"
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+        if child and _state(child) not in ("Z", "gone"):
+            os.kill(child, signal.SIGKILL)
+
+
+# ------------------------------------------------------------------ a large site's records, made until the render
+
+
+@pytest.fixture()
+def records_ahead(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The examples (47 notes) count as a large site: a child tokenises their records until the render starts;
+    here the render waits for it to finish. Returns how many records the build took from it, per edition."""
+    monkeypatch.setattr(background, "BACKGROUND_NOTES", (1, 10))
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+    real_stop, real_made = background.Records.before_render, background.Records.made
+    taken: list[int] = []
+
+    def before_render(self: background.Records) -> None:
+        self.child.wait()  # all of them made (47 notes: one batch)
+        real_stop(self)
+
+    def made(self: background.Records):  # type: ignore[no-untyped-def]
+        taken.append(0)
+        for batch in real_made(self):
+            taken[-1] += len(batch)
+            yield batch
+
+    monkeypatch.setattr(background.Records, "before_render", before_render)
+    monkeypatch.setattr(background.Records, "made", made)
+    return taken
+
+
+def test_the_records_made_before_the_render_make_the_index_made_after_it(
+        control: dict[str, str], records_ahead: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from papernotes.site.search import index
+
+    tokenised: list[object] = []  # notes the build tokenised itself
+    real = index.note_records
+    monkeypatch.setattr(index, "note_records", lambda notes: real(tokenised.append(n) or n for n in notes))
+    corpus = _corpus(tmp_path, "corpus")
+    build(corpus, tmp_path / "site")
+    assert len(records_ahead) == 2 and min(records_ahead) >= 40, records_ahead  # the zh and en editions
+    assert tokenised == []
+    assert _tree(tmp_path / "site") == control
+
+
+def test_a_records_child_stopped_at_once_leaves_the_index_to_the_build(
+        control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(background, "BACKGROUND_NOTES", (1, 10))
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+    started: list[background.Records] = []
+    real = background.Records.start
+
+    def start(*args: object) -> object:
+        ahead = real(*args)  # type: ignore[arg-type]
+        assert ahead is not None
+        ahead.before_render()  # before it read what to tokenise: SIGTERM ends it, or it stops at its first batch
+        started.append(ahead)
+        return ahead
+
+    monkeypatch.setattr(background.Records, "start", start)
+    build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    assert len(started) == 2
+    assert _tree(tmp_path / "site") == control
+
+
+def test_records_of_other_notes_are_left_out(tmp_path: Path) -> None:
+    from papernotes.cache import BuildCache
+    from papernotes.corpus.load import load_corpus
+    from papernotes.site.build import open_project
+    from papernotes.site.replan import resolve_all
+    from papernotes.site.search import corpus_bodies, search_files
+    from papernotes.site.search.tokenize import note_record
+
+    corpus = _corpus(tmp_path, "corpus")
+    project = open_project(corpus)
+    with BuildCache(None) as cache:
+        loaded = load_corpus(project.root, cache, 1)
+        entries = [e for e in resolve_all(project, loaded, cache)[0] if e.note.lang == "zh"][:30]
+    stranger = note_record("Not one of them", ["zyxw"], [], "", [], "qwerty uiop")
+    read = corpus_bodies(project.root)
+
+    def files(made: list) -> dict[str, bytes]:  # type: ignore[type-arg]
+        index = search_files(entries, read, None, "zh", workers=1, made=made)
+        return {rel: index[rel] for rel in index}
+
+    plain = files([])
+    assert files([[("0" * 32, stranger)]]) == plain  # a key no entry has
+    # the key of an entry, with another note's record: taken (a key names what its record was made from)
+    assert files([[(background.record_key(entries[0], "zh"), stranger)]]) != plain
+
+
+def test_a_build_killed_with_kill_9_takes_its_records_child_with_it(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path, "corpus")
+    marker = tmp_path / "paused"  # the child stops there, before it reads what to tokenise
+    script = ("import sys, time; from pathlib import Path; from papernotes import forks; "
+              "from papernotes.site.search import background; background.BACKGROUND_NOTES = (1, 10); "
+              "forks.can_fork = lambda: True; from papernotes.site.build import build; "
+              "background.Records.before_render = lambda self: time.sleep(600); "  # the child is killed first
+              "build(Path(sys.argv[1]), Path(sys.argv[2]))")
+    env = {**os.environ, "PAPERNOTES_PAUSE_AT": "search.records", "PAPERNOTES_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen([sys.executable, "-c", script, str(corpus), str(tmp_path / "site")], env=env)
+    child = 0
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() or not marker.read_text().endswith("\n"):
+            assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without starting its child"
             assert time.monotonic() < deadline
             time.sleep(0.02)
         child = int(marker.read_text().split()[0])

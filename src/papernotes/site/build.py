@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something t
     from papernotes.site.figures import FigureStore
     from papernotes.site import replan
     from papernotes.site.replan import SitePlan
-    from papernotes.site.search.background import Background
+    from papernotes.site.search.background import Background, Records
     from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
@@ -156,8 +156,8 @@ class Builder:
         self._theme = None
         self._theme_precompiled = False
         self._lists: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
-        self._ahead: dict[str, Background] = {}
-        """Search indexes being made by forked processes, by edition prefix."""
+        self._ahead: dict[str, Background | Records] = {}
+        """Search indexes (or a large site's records) being made by forked processes, by edition prefix."""
 
     @property
     def project(self) -> Project:
@@ -303,12 +303,13 @@ class Builder:
                    for lang in editions)
 
     def _search_ahead(self, editions: list[tuple[str, str, list[Entry]]]) -> None:
-        """Start each edition's search index in a forked process while the pages are planned and rendered
-        (``site/search/background.py`` says when; ``_render_and_publish`` takes an index if its edition
-        shows those very entries)."""
+        """Start each edition's search index in a forked process while the pages are planned and rendered, or
+        on a large site its records until the render starts (``site/search/background.py`` says when;
+        ``_render_and_publish`` takes an index if its edition shows those very entries, and the records of
+        the entries it shows)."""
         # lazy: 256 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies
-        from papernotes.site.search.background import Background
+        from papernotes.site.search.background import Background, Records
 
         project = self.project
         if self.cache_file is None or self.workers < 2:  # -j 1: one process
@@ -316,7 +317,9 @@ class Builder:
         for prefix, lang, entries in editions:
             # each edition its own store on a site with several (as _render_and_publish has them)
             where = self.cache_file.parent / "editions" / lang if len(editions) > 1 else self.cache_file.parent
-            ahead = Background.start(entries, corpus_bodies(project.root), where, lang, project.taxonomy.synonyms)
+            read_body = corpus_bodies(project.root)
+            ahead = (Background.start(entries, read_body, where, lang, project.taxonomy.synonyms)
+                     or Records.start(entries, project.root, lang))
             if ahead is not None:
                 self._ahead[prefix] = ahead
 
@@ -368,6 +371,8 @@ class Builder:
         theme = self.theme(len(todo))
         staging.begin(incremental=incremental)
         try:
+            for ahead in self._ahead.values():  # a large site's records: the render needs both cores
+                ahead.before_render()
             problems = render_pages(theme, todo, staging, self.workers, self.progress)
             staging.planned_writes([p.output_path for p in todo])
             for url in stale:
@@ -395,7 +400,8 @@ class Builder:
                     files = ahead.result(entries) if ahead is not None else None
                     if files is None:
                         files = search_files(entries, read_body, where, lang, self.workers,
-                                             synonyms=project.taxonomy.synonyms)
+                                             synonyms=project.taxonomy.synonyms,
+                                             made=ahead.made() if ahead is not None else ())
                     searches.append((prefix, files))
             self._stage_searches(searches, cache)
             if not staging.incremental:
