@@ -13,6 +13,7 @@ load through ``papernotes.extras.require`` and are not our modules: they are not
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 from collections import defaultdict
@@ -124,7 +125,10 @@ def imports_of(module: str) -> list[Import]:
     return found
 
 
-ALL = [imp for m in MODULES for imp in imports_of(m)]
+@functools.cache
+def every_import() -> list[Import]:
+    """Every import of every module (read when a test asks: not at collection, in every worker)."""
+    return [imp for m in MODULES for imp in imports_of(m)]
 
 
 def core_dependencies() -> set[str]:
@@ -168,13 +172,13 @@ def package_cycle(imports: list[Import]) -> list[tuple[str, str, Import]] | None
 
 def test_the_graph_is_read_from_every_module() -> None:
     assert len(MODULES) > 100
-    assert sum(1 for i in ALL if i.target.startswith("papernotes.")) > 300
-    assert any(i.in_function for i in ALL)  # in-function imports are seen
+    assert sum(1 for i in every_import() if i.target.startswith("papernotes.")) > 300
+    assert any(i.in_function for i in every_import())  # in-function imports are seen
     assert {node(m) for m in MODULES} >= set(STAGES)
 
 
 def test_no_cycle_between_stage_packages() -> None:
-    cycle = package_cycle(ALL)
+    cycle = package_cycle(every_import())
     assert cycle is None, "import cycle between packages: " + ", ".join(
         f"{a} → {b} ({i.module}:{i.line} imports {i.target})" for a, b, i in cycle)
 
@@ -182,7 +186,7 @@ def test_no_cycle_between_stage_packages() -> None:
 def test_the_cycle_finder_reports_a_cycle_with_its_path() -> None:
     made = [Import("papernotes.corpus.parse", "papernotes.site.plan", 17, True, False),
             Import("papernotes.site.build", "papernotes.corpus.load", 3, False, False)]
-    cycle = package_cycle(ALL + made)
+    cycle = package_cycle(every_import() + made)
     assert cycle is not None
     assert all(b == a2 for (_, b, _), (a2, _, _) in zip(cycle, cycle[1:])) and cycle[0][0] == cycle[-1][1]
     assert ("corpus", "site") in [(a, b) for a, b, _ in cycle]  # the edge made is the one that closes it
@@ -190,7 +194,7 @@ def test_the_cycle_finder_reports_a_cycle_with_its_path() -> None:
 
 def test_in_function_imports_carry_a_measured_figure() -> None:
     core = core_dependencies()
-    hidden = [i for i in ALL
+    hidden = [i for i in every_import()
               if i.in_function and not i.commented and (i.module, i.target) not in ALLOWED
               and (i.target.startswith("papernotes") or i.target.split(".")[0] in core)]
     assert not hidden, "imports inside functions with no measured reason (`# lazy: N ms (importtime)`):\n" + "\n".join(
@@ -198,5 +202,5 @@ def test_in_function_imports_carry_a_measured_figure() -> None:
 
 
 def test_allowed_entries_still_exist() -> None:
-    present = {(i.module, i.target) for i in ALL if i.in_function}
+    present = {(i.module, i.target) for i in every_import() if i.in_function}
     assert set(ALLOWED) <= present, set(ALLOWED) - present
