@@ -305,8 +305,8 @@ class Builder:
     def _search_ahead(self, editions: list[tuple[str, str, list[Entry]]]) -> None:
         """Start each edition's search index in a forked process while the pages are planned and rendered, or
         on a large site its records until the render starts (``site/search/background.py`` says when;
-        ``_render_and_publish`` takes an index if its edition shows those very entries, and the records of
-        the entries it shows)."""
+        ``_render_and_publish`` takes an index if its edition shows those very entries; records are taken
+        from the edition's search store, where the child put them)."""
         # lazy: 256 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies
         from papernotes.site.search.background import Background, Records
@@ -319,7 +319,7 @@ class Builder:
             where = self.cache_file.parent / "editions" / lang if len(editions) > 1 else self.cache_file.parent
             read_body = corpus_bodies(project.root)
             ahead = (Background.start(entries, read_body, where, lang, project.taxonomy.synonyms)
-                     or Records.start(entries, project.root, lang))
+                     or Records.start(entries, project.root, where, lang))
             if ahead is not None:
                 self._ahead[prefix] = ahead
 
@@ -400,8 +400,7 @@ class Builder:
                     files = ahead.result(entries) if ahead is not None else None
                     if files is None:
                         files = search_files(entries, read_body, where, lang, self.workers,
-                                             synonyms=project.taxonomy.synonyms,
-                                             made=ahead.made() if ahead is not None else ())
+                                             synonyms=project.taxonomy.synonyms)
                     searches.append((prefix, files))
             self._stage_searches(searches, cache)
             if not staging.incremental:

@@ -14,10 +14,10 @@ Only between ``BACKGROUND_NOTES`` notes: below, there is too little to gain; abo
 the child's index and the parent's related-papers model together would pass the
 build's memory budget (1.5 GB at 50,000 notes), so the index is made after the pages.
 Above, ``Records`` does the part that fits: a child tokenises notes (the bulk of the
-index's work: ~28 s of CPU at 50,000 notes) into a temporary file while the build
-resolves, scores related papers and plans on the other core, and stops when the
+index's work: ~28 s of CPU at 50,000 notes) into the edition's search store while the
+build resolves, scores related papers and plans on the other core, and stops when the
 render starts, which needs both cores and most of the memory; ``search_files`` then
-takes the records it made (``made``) and tokenises only the rest.
+finds those records stored, as a rebuild finds them, and tokenises only the rest.
 """
 from __future__ import annotations
 
@@ -29,25 +29,25 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
 
 from papernotes import forks
 from papernotes.corpus.model import Entry
 from papernotes.site.search.index import (
     PARALLEL_NOTES,
+    STORE_NAME,
     BodyReader,
-    Made,
     SearchFiles,
     body_of,
     record_key,
     search_files,
 )
+from papernotes.site.search.store import SearchStore
 from papernotes.site.search.tokenize import NoteText, note_records
 from papernotes.testhooks import pause
 
 BACKGROUND_NOTES = (PARALLEL_NOTES, 15_000)
 RECORDS_BATCH = 250
-"""Notes ``Records``' child tokenises between two looks at whether to stop (~0.15 s of work), and writes at once."""
+"""Notes ``Records``' child tokenises between two looks at whether to stop (~0.15 s of work), and stores at once."""
 
 
 class Background:
@@ -100,10 +100,6 @@ class Background:
     def before_render(self) -> None:
         """The render starts: this child goes on (its index is what the build waits for afterwards)."""
 
-    def made(self) -> Made:
-        """No records: ``result`` is the whole index, or None when the build makes it (from scratch)."""
-        return ()
-
     def cancel(self) -> None:
         """Stop the child and reap it (a build that failed or was interrupted)."""
         os.close(self.pipe)
@@ -111,46 +107,44 @@ class Background:
 
 
 class Records:
-    """Records of a large first build's notes, tokenised by a child process until the render starts (see the
-    module): ``before_render`` stops it, ``made`` reads back what it made, for ``search_files``.
+    """Records of a large first build's notes, tokenised into the edition's search store by a child process until
+    the render starts (see the module); ``before_render`` stops it.
 
     The child is a fresh interpreter, not a fork: given only what the records are made from, it holds ~0.2 GB,
     where a fork of the build (whose allocations land in the build's own memory pages, copied) held 0.46 GB.
+    It writes the store as ``search_files`` would (made anew beside it and renamed into place, or reused), and
+    the build opens the store only once the child is reaped.
     """
 
-    def __init__(self, child: subprocess.Popen[bytes], out: IO[bytes]) -> None:
-        self.child, self._out = child, out
+    def __init__(self, child: subprocess.Popen[bytes]) -> None:
+        self.child = child
         self._status: int | None = None
 
     @classmethod
-    def start(cls, entries: Sequence[Entry], corpus: Path, lang: str) -> Records | None:
-        """The child tokenising ``entries`` in their order, or None below ``BACKGROUND_NOTES`` (``Background``
-        makes the whole index there) or when it cannot be started."""
+    def start(cls, entries: Sequence[Entry], corpus: Path, cache_dir: Path, lang: str) -> Records | None:
+        """The child tokenising ``entries`` in their order into the store in ``cache_dir``, or None below
+        ``BACKGROUND_NOTES`` (``Background`` makes the whole index there) or when it cannot be started."""
         if len(entries) <= BACKGROUND_NOTES[1] or not forks.can_fork():
             return None
         rows = [(record_key(e, lang), e.note.path, e.note.title, tuple(e.note.keywords),
                  tuple((t.slug, t.name(lang)) for t in e.topics), e.note.summary, tuple(e.note.authors))
                 for e in entries]
         try:
-            given, out = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-        except OSError:
-            return None
-        with given:
-            try:
+            with tempfile.TemporaryFile() as given:
                 pickle.dump(rows, given, pickle.HIGHEST_PROTOCOL)
                 given.flush()
                 given.seek(0)
                 child = subprocess.Popen(
                     [sys.executable, "-c", "from papernotes.site.search.background import records_child; "
-                     "records_child()", str(os.getpid()), str(corpus), str(given.fileno()), str(out.fileno())],
-                    pass_fds=(given.fileno(), out.fileno()), stdin=subprocess.DEVNULL)
-            except OSError:
-                out.close()
-                return None
-        return cls(child, out)
+                     "records_child()", str(os.getpid()), str(corpus), str(cache_dir / STORE_NAME),
+                     str(given.fileno())], pass_fds=(given.fileno(),), stdin=subprocess.DEVNULL)
+        except OSError:
+            return None
+        return cls(child)
 
     def before_render(self) -> None:
-        """Stop the child once its batch is written, and reap it (the render needs both cores)."""
+        """Stop the child once its batch is stored, and reap it (the render needs both cores, and the search
+        index after it the store)."""
         if self._status is None:
             try:
                 self.child.send_signal(signal.SIGTERM)
@@ -159,55 +153,37 @@ class Records:
             self._status = self.child.wait()
 
     def result(self, entries: Sequence[Entry]) -> None:
-        """No index: the build makes it, taking the records ``made`` has."""
-        return None
-
-    def made(self) -> Made:
-        """The records the child made, a batch at a time (none if it failed); call after ``before_render``."""
+        """No index: the build makes it, finding the records the child stored."""
         self.before_render()
-        out, self._out = self._out, None
-        if out is None:
-            return
-        with out:
-            if self._status != 0:
-                return
-            out.seek(0)
-            while True:
-                try:  # written by our own child, in a file only it and this process hold
-                    yield pickle.load(out)  # noqa: S301
-                except (EOFError, pickle.UnpicklingError):
-                    return
+        return None
 
     def cancel(self) -> None:
         """Stop the child and reap it (a build that failed or was interrupted)."""
         if self._status is None:
             self.child.kill()
             self._status = self.child.wait()
-        if self._out is not None:
-            self._out.close()
-            self._out = None
 
 
 def records_child() -> None:
-    """``Records``' child: ``PARENT CORPUS GIVEN OUT`` (two file descriptors: the pickled rows, the batches of
-    ``(record key, Record)`` written back); stops between two batches at SIGTERM."""
-    parent, corpus, given, out = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    """``Records``' child: ``PARENT CORPUS STORE GIVEN`` (the file descriptor of the pickled rows); tokenises the
+    rows whose record the store lacks, a batch at a time, and stops between two batches at SIGTERM."""
+    parent, corpus, store_path, given = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
     forks.die_with_parent(int(parent))
     stopped: list[bool] = []
     signal.signal(signal.SIGTERM, lambda *_: stopped.append(True))
     pause("search.records")
     with os.fdopen(given, "rb") as source:
         rows = pickle.load(source)  # noqa: S301 - written by the build that started this process
-    with os.fdopen(out, "wb") as sink:
+    with SearchStore(store_path) as store:
+        have = store.record_keys(row[0] for row in rows)
+        rows = [row for row in rows if row[0] not in have]
         for start in range(0, len(rows), RECORDS_BATCH):
             if stopped:
                 break
             batch = rows[start:start + RECORDS_BATCH]
             made = note_records(NoteText(title, keywords, topics, summary, authors, body_of(corpus, path))
                                 for _, path, title, keywords, topics, summary, authors in batch)
-            pickle.dump([(row[0], record) for row, record in zip(batch, made, strict=True)], sink,
-                        pickle.HIGHEST_PROTOCOL)
-            sink.flush()
+            store.put_records(zip([row[0] for row in batch], made, strict=True))
 
 
 def _kill(pid: int) -> None:

@@ -39,8 +39,6 @@ from papernotes.site.search.store import updatable as _updatable
 from papernotes.site.search.tokenize import NoteText, Record, new_session, note_records
 
 BodyReader = Callable[[Note], str]
-Made = Iterable[list[tuple[str, Record]]]
-"""Records made already (by ``background.Records``' child), in batches of ``(record key, record)``."""
 PARALLEL_NOTES = 200
 RECYCLE_NOTES = 2_000
 """Notes a tokenising worker takes (in whole batches, at least one) before a fresh one replaces it."""
@@ -114,17 +112,15 @@ def body_of(corpus: Path, path: str) -> str:
 
 
 def search_files(entries: Sequence[Entry], read_body: BodyReader, cache_dir: Path | None, lang: str,
-                 workers: int | None = None, synonyms: Sequence[Sequence[str]] = (), made: Made = ()) -> SearchFiles:
+                 workers: int | None = None, synonyms: Sequence[Sequence[str]] = ()) -> SearchFiles:
     """The search index of ``entries`` (every note of the site); the manifest carries the ``synonyms``
-    groups for the page to expand queries with. ``made``: records made already (any notes: those of
-    other entries, or made from another version of a note, have another key and are left out)."""
+    groups for the page to expand queries with."""
     docs = sorted(entries, key=lambda e: (e.order, e.note.path))
     paths = [e.note.path for e in docs]
     keys = [record_key(e, lang) for e in docs]
     store_path = cache_dir / STORE_NAME if cache_dir is not None else None
     with SearchStore(store_path) as store:
-        fresh = _tokenise_missing(store, dict(zip(keys, docs)), read_body, lang, workers or os.cpu_count() or 1,
-                                  made)
+        fresh = _tokenise_missing(store, dict(zip(keys, docs)), read_body, lang, workers or os.cpu_count() or 1)
         found = {**facets(docs, lang), "synonyms": [list(group) for group in synonyms]}
         data = document_files(docs, found["dups"])
         files = _finish(store, store_path, paths, keys, found, fresh, data)
@@ -248,9 +244,8 @@ def _tokenise_range(bounds: tuple[int, int]) -> list[Record]:
 
 
 def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body: BodyReader,
-                      lang: str, workers: int, made: Made = ()) -> dict[str, Record]:
-    """Tokenise the notes (record key → entry) whose record is not cached yet and store the records
-    (taking those of them ``made`` has).
+                      lang: str, workers: int) -> dict[str, Record]:
+    """Tokenise the notes (record key → entry) whose record is not cached yet and store the records.
 
     Returns the new records while they stay small (the cold build of a 3,000-note corpus then
     does not read them back from SQLite); a larger corpus reads them back in batches.
@@ -268,13 +263,7 @@ def _tokenise_missing(store: SearchStore, wanted: Mapping[str, Entry], read_body
         else:
             store.put_records(items)
 
-    for batch in made:
-        mine = [(key, record) for key, record in batch if todo.pop(key, None) is not None]
-        if mine:
-            keep(mine)
     if not todo:
-        if kept:
-            store.put_records(kept.items(), wait=False)
         return kept
     entries = list(todo.values())
     if len(entries) < PARALLEL_NOTES or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
