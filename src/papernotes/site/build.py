@@ -314,12 +314,13 @@ class Builder:
         project = self.project
         if self.cache_file is None or self.workers < 2:  # -j 1: one process
             return
+        records = False  # one edition's records at most: a second child would share the same free core
         for prefix, lang, entries in editions:
             # each edition its own store on a site with several (as _render_and_publish has them)
             where = self.cache_file.parent / "editions" / lang if len(editions) > 1 else self.cache_file.parent
-            read_body = corpus_bodies(project.root)
-            ahead = (Background.start(entries, read_body, where, lang, project.taxonomy.synonyms)
-                     or Records.start(entries, project.root, where, lang))
+            ahead = (Background.start(entries, corpus_bodies(project.root), where, lang, project.taxonomy.synonyms)
+                     or (None if records else Records.start(entries, project.root, where, lang)))
+            records = records or isinstance(ahead, Records)
             if ahead is not None:
                 self._ahead[prefix] = ahead
 
