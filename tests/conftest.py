@@ -71,14 +71,15 @@ def memory_scratch() -> Path | None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto``: one worker more than the cores. With one per core, a quarter of the CPU time goes unused while
     tests wait on Chromium, on subprocesses and on servers (2 cores: 184 s of pytest with 2 workers, 167 s with 3,
-    172 s with 4, each worker also paying its ~8 s of collection)."""
+    172 s with 4, each worker also paying its ~6 s of collection)."""
     return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """The run's scratch folders in memory (``memory_scratch``), made here by the controlling process (xdist's
-    workers get a folder inside it), unless ``--basetemp`` was given; removed when the run ends."""
+    """In the controlling process, before any worker starts: the package's bytecode, and the run's scratch folders
+    in memory (``memory_scratch``; xdist's workers get a folder inside it) unless ``--basetemp`` was given,
+    removed when the run ends."""
     if hasattr(config, "workerinput"):
         return
     # The package's bytecode, once for the run: where PYTHONDONTWRITEBYTECODE is set (this machine's shells, so
