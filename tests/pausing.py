@@ -12,6 +12,7 @@ from pathlib import Path
 def killed_at(point: str, corpus: Path, tmp_path: Path, command: tuple[str, ...] = ("draft", "--batch", "-q")) -> None:
     """Run ``papernotes COMMAND[0] CORPUS COMMAND[1:]`` in a child process and ``kill -9`` it standing at ``point``."""
     marker = tmp_path / "paused"
+    marker.unlink(missing_ok=True)  # left by the last kill
     env = {**os.environ, "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
     child = subprocess.Popen([sys.executable, "-m", "papernotes", command[0], str(corpus), *command[1:]], env=env,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

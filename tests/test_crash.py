@@ -8,17 +8,13 @@ same corpus: a crash may cost time, never correctness.
 """
 from __future__ import annotations
 
-import os
 import random
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 
+import pausing
 from conftest import EXAMPLES
 from papernotes.site.build import build
 from sitecheck import clean_build, dead_links, site_contents
@@ -56,18 +52,7 @@ def edit(corpus: Path, kind: str, rng: random.Random, n: int) -> None:
 
 
 def killed_at(point: str, corpus: Path, site: Path, tmp: Path) -> None:
-    marker = tmp / "paused"
-    marker.unlink(missing_ok=True)
-    env = {**os.environ, "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
-    proc = subprocess.Popen([sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(site), "-q",
-                             "-j", "1"], env=env)
-    deadline = time.monotonic() + 60
-    while not marker.exists():
-        assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without reaching {point}"
-        assert time.monotonic() < deadline, f"{point} not reached in 60 s"
-        time.sleep(0.02)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    pausing.killed_at(point, corpus, tmp, ("build", "-o", str(site), "-q", "-j", "1"))
 
 
 @pytest.mark.slow

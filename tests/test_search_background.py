@@ -156,15 +156,22 @@ def test_a_build_killed_with_kill_9_takes_its_child_with_it(tmp_path: Path) -> N
     spec.loader.exec_module(synth)
     corpus = tmp_path / "corpus"
     synth.generate(corpus, background.BACKGROUND_NOTES[0] + 40, seed=5)
-    marker = tmp_path / "paused"  # the child stops there, before it opens the search store
-    env = {**os.environ, "PAPERNOTES_PAUSE_AT": "search.background", "PAPERNOTES_PAUSE_FILE": str(marker)}
-    proc = subprocess.Popen([sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(tmp_path / "site"),
-                             "-q"], env=env)
+    # the child stops there, before it opens the search store
+    assert_the_child_dies_with_the_build([sys.executable, "-m", "papernotes", "build", str(corpus), "-o",
+                                          str(tmp_path / "site"), "-q"], "search.background", tmp_path)
+
+
+def assert_the_child_dies_with_the_build(argv: list[str], point: str, tmp_path: Path) -> None:
+    """Run the build ``argv`` until a child of it stands at the pause ``point``, ``kill -9`` the build, and see
+    the child go with it."""
+    marker = tmp_path / "paused"
+    env = {**os.environ, "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
+    proc = subprocess.Popen(argv, env=env)
     child = 0
     try:
         deadline = time.monotonic() + 120
         while not marker.exists() or not marker.read_text().endswith("\n"):
-            assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without starting its index"
+            assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without starting its child"
             assert time.monotonic() < deadline
             time.sleep(0.02)
         child = int(marker.read_text().split()[0])
@@ -240,31 +247,11 @@ def test_a_records_child_stopped_at_once_leaves_the_index_to_the_build(
 
 def test_a_build_killed_with_kill_9_takes_its_records_child_with_it(tmp_path: Path) -> None:
     corpus = _corpus(tmp_path, "corpus")
-    marker = tmp_path / "paused"  # the child stops there, before it reads what to tokenise
     script = ("import sys, time; from pathlib import Path; from papernotes import forks; "
               "from papernotes.site.search import background; background.BACKGROUND_NOTES = (1, 10); "
               "forks.can_fork = lambda: True; from papernotes.site.build import build; "
               "background.Records.before_render = lambda self: time.sleep(600); "  # the child is killed first
               "build(Path(sys.argv[1]), Path(sys.argv[2]))")
-    env = {**os.environ, "PAPERNOTES_PAUSE_AT": "search.records", "PAPERNOTES_PAUSE_FILE": str(marker)}
-    proc = subprocess.Popen([sys.executable, "-c", script, str(corpus), str(tmp_path / "site")], env=env)
-    child = 0
-    try:
-        deadline = time.monotonic() + 120
-        while not marker.exists() or not marker.read_text().endswith("\n"):
-            assert proc.poll() is None, f"the build ended (exit {proc.returncode}) without starting its child"
-            assert time.monotonic() < deadline
-            time.sleep(0.02)
-        child = int(marker.read_text().split()[0])
-        assert child != proc.pid and f"PPid:\t{proc.pid}\n" in Path(f"/proc/{child}/status").read_text()
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        deadline = time.monotonic() + 20
-        while _state(child) not in ("Z", "gone"):
-            assert time.monotonic() < deadline, "the child outlived the build"
-            time.sleep(0.05)
-    finally:
-        proc.kill()
-        proc.wait()
-        if child and _state(child) not in ("Z", "gone"):
-            os.kill(child, signal.SIGKILL)
+    # the child stops there, before it reads what to tokenise
+    assert_the_child_dies_with_the_build([sys.executable, "-c", script, str(corpus), str(tmp_path / "site")],
+                                         "search.records", tmp_path)
