@@ -82,6 +82,9 @@ class SiteConfig(BaseModel):
                                        "deploy` writes it to a CNAME file (GitHub Pages). Empty: no CNAME file.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
+    page_size: int = Field(
+        100, ge=10, description="Notes per listing page: a venue × domain, domain or topic page with more is split "
+        "into numbered pages (…/page/2/), linked to one another; counts still tell the whole list.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
                                                     "override the package's files of the same name and may add new ones.")
     trust_html: bool = Field(

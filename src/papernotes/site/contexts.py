@@ -82,6 +82,40 @@ class Crumb:
 
 
 @dataclass(frozen=True, slots=True)
+class PagerLink:
+    """One page of a listing split into pages (``Pager.pages``)."""
+
+    number: int
+    """1-based page number."""
+    url: str
+    """Site-relative URL: the listing's own for page 1, ``…/page/{n}/`` after it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """Where a page stands in a listing longer than ``page_size`` (``site/paging.py``)."""
+
+    number: int
+    """This page's number, from 1."""
+    pages: tuple[PagerLink, ...]
+    """Every page of the listing, in order."""
+    first: int
+    """1-based position in the whole list of the first item this page shows."""
+    last: int
+    """Position of the last item this page shows."""
+    total: int
+    """Items in the whole list."""
+
+    @property
+    def prev(self) -> PagerLink | None:
+        return self.pages[self.number - 2] if self.number > 1 else None
+
+    @property
+    def next(self) -> PagerLink | None:
+        return self.pages[self.number] if self.number < len(self.pages) else None
+
+
+@dataclass(frozen=True, slots=True)
 class VenueDomainContext:
     """``/{VENUE}/{domain}/``: every note of one domain at one venue, the page the reference sites are built around."""
 
@@ -96,7 +130,9 @@ class VenueDomainContext:
     hot: tuple[Link, ...]
     """Most frequent topics on this page with counts (``×n``)."""
     items: tuple[PaperItem, ...]
-    """Every note, ordered by slug."""
+    """Every note, ordered by slug (this page's share of them when the list is split into pages)."""
+    pager: Pager | None = None
+    """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +174,14 @@ class DomainContext:
     hot: tuple[Link, ...]
     """Up to ten most frequent topics of the domain with counts (``×n``)."""
     sections: tuple[DomainSection, ...]
-    """One group of notes per venue, in the order of ``venues``."""
+    """One group of notes per venue, in the order of ``venues`` (this page's share of the groups when the notes
+    are split into pages; a group's ``venue.count`` stays the whole group's)."""
     trend: TrendChart | None = None
     """Notes of the domain per venue, oldest venue first, as a chart (``None`` with a single venue)."""
     feed: str = ""
     """Site-relative URL of the domain's Atom feed; empty when the site has no feeds (``base_url`` not absolute)."""
+    pager: Pager | None = None
+    """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +200,18 @@ class TopicContext:
     """The topic's name."""
     count: int
     """Number of notes with the topic."""
+    venues: tuple[Link, ...]
+    """Every venue with the topic, newest first, with its count: an in-page anchor (``#ICML2026``) to its group,
+    or the later page the group starts on (``topics/x/page/2/#ICML2026``) when the notes are split into pages."""
     sections: tuple[DomainSection, ...]
-    """Per venue: ``venue.url`` is an in-page anchor, ``venue.count`` the notes in the group."""
+    """Per venue: ``venue.url`` is an in-page anchor, ``venue.count`` the notes in the whole group (this page's
+    share of the groups when the notes are split into pages)."""
     trend: TrendChart | None = None
     """Notes with the topic per venue, oldest venue first, as a chart (``None`` with a single venue)."""
     feed: str = ""
     """Site-relative URL of the topic's Atom feed; empty when the site has no feeds."""
+    pager: Pager | None = None
+    """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
 
 
 @dataclass(frozen=True, slots=True)
