@@ -81,7 +81,7 @@ def test_a_short_listing_has_no_pager(tmp_path: Path) -> None:
     out = tmp_path / "site"
     build(corpus, out)
     html = (out / "ICML2026/optimization/index.html").read_text(encoding="utf-8")
-    assert len(listed(html)) == SIZE and 'class="pager"' not in html and 'rel="next"' not in html
+    assert len(listed(html)) == SIZE and 'class="pages"' not in html and 'rel="next"' not in html
     assert not (out / "ICML2026/optimization/page").exists()
 
 
@@ -125,3 +125,12 @@ def test_a_page_size_under_ten_is_a_config_error(tmp_path: Path, size: int) -> N
     (corpus / "papernotes.toml").write_text(f"page_size = {size}\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["build", str(corpus), "-o", str(tmp_path / "s")])
     assert result.exit_code == 2 and "page_size" in result.output
+
+
+def test_a_long_pager_shows_the_ends_and_the_neighbours() -> None:
+    pagers = [p for _, p in paged("t/", list(range(120 * SIZE)), SIZE)]
+    numbers = lambda pager: [link.number if link else "…" for link in pager.window]  # noqa: E731
+    assert numbers(pagers[0]) == [1, 2, 3, "…", 120]
+    assert numbers(pagers[6]) == [1, "…", 5, 6, 7, 8, 9, "…", 120]
+    assert numbers(pagers[3]) == [1, 2, 3, 4, 5, 6, "…", 120]
+    assert numbers(pagers[119]) == [1, "…", 118, 119, 120]

@@ -114,6 +114,19 @@ class Pager:
     def next(self) -> PagerLink | None:
         return self.pages[self.number] if self.number < len(self.pages) else None
 
+    @property
+    def window(self) -> tuple[PagerLink | None, ...]:
+        """The page links to show: the first, the last and two either side of this one, ``None`` for a gap
+        (``1 … 5 6 [7] 8 9 … 120``), so a list of a hundred pages is a short line."""
+        last = len(self.pages)
+        keep = sorted({1, last, *range(max(1, self.number - 2), min(last, self.number + 2) + 1)})
+        shown: list[PagerLink | None] = []
+        for n in keep:
+            if shown and n > (shown[-1].number if shown[-1] else 0) + 1:
+                shown.append(None)
+            shown.append(self.pages[n - 1])
+        return tuple(shown)
+
 
 @dataclass(frozen=True, slots=True)
 class VenueDomainContext:
