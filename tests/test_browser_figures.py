@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -63,7 +64,9 @@ def test_the_teaser_is_visible_reserved_and_the_og_image(browser, served: DevSer
         page.wait_for_function("document.readyState === 'complete' || document.readyState === 'interactive'")
         before = page.evaluate(_BOX)
         page.evaluate("document.querySelector('figure.teaser').scrollIntoView({block: 'center'})")
-        page.wait_for_timeout(100)
+        deadline = time.monotonic() + 10
+        while not held and time.monotonic() < deadline:  # until the route handler has the request
+            page.wait_for_timeout(10)
         assert len(held) == 1, "the image was not asked for once it was in view"
         released = page.evaluate("performance.now()")
         held[0].continue_()

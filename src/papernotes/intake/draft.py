@@ -53,6 +53,7 @@ from papernotes.intake.redraft import (
     record_of,
 )
 from papernotes.registry import UnknownName
+from papernotes.testhooks import pause
 
 MAX_KEYWORDS = 10
 SKIP_TRANSLATION = "a translation (`papernotes translate` makes it from its original)"
@@ -352,6 +353,8 @@ class DraftJob:
         if self.preview:
             self.previews.append((stub.path, stub.source, text))
         written = self.preview or _write_if_unchanged(self.corpus, stub, text)
+        if written:
+            pause("draft.written")
         if not written:
             self.problems.append(warning(stub.path, 0, "changed while it was being drafted; left as it is",
                                          "draft-conflict"))
