@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ from papernotes.config import load_config
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.load import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
+from papernotes.corpus.sections import demote_headings
 from papernotes.corpus.translation import translation_name
 from papernotes.disk import atomic_write
 from papernotes.errors import CorpusError, Diagnostic, error, warning
@@ -176,8 +176,7 @@ def _section_text(value: Any) -> str:
         return "\n".join(f"- {v.strip()}" for v in value if v.strip())
     if not isinstance(value, str):
         return ""
-    # a heading inside a section would end the section in the note's outline
-    return re.sub(r"^(#{1,2})(?=\s)", "###", value.strip(), flags=re.M)
+    return demote_headings(value.strip())  # a heading inside a section would end it in the note's outline
 
 
 def validate_reply(text: str, engine: str = "openai") -> tuple[Drafted | None, list[str]]:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from papernotes.corpus.frontmatter import read
-from papernotes.intake.redraft import split_body
+from papernotes.corpus.sections import split_body
 
 SHOWN_KEYS = ("summary", "keywords", "ratings", "lang", "status", "draft_engine", "draft_model")
 """Front-matter keys a reader judges a redraft by (bookkeeping such as ``draft_digest`` left out)."""
