@@ -17,7 +17,8 @@ PIL = pytest.importorskip("PIL.Image")
 import pdfgen  # noqa: E402
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.paper import PaperError, PaperText, read_paper  # noqa: E402
-from papernotes.intake.paper.cleanup import caption_label, clean_text  # noqa: E402
+from papernotes.intake.paper.cleanup import clean_text  # noqa: E402
+from papernotes.intake.paper.vocab import caption_label  # noqa: E402
 from papernotes.intake.paper.figures import Figure, find_figures, render_figure  # noqa: E402
 
 runner = CliRunner()
