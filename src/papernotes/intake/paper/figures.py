@@ -15,6 +15,7 @@ its rows of cells are read by ``papernotes.intake.paper.tables``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,7 @@ from papernotes.intake.paper.model import Figure, well_formed
 from papernotes.intake.paper.pdfdoc import PDFIUM, open_document, pdfium
 from papernotes.intake.paper.picture import Image, encode, render_figure, render_picture
 from papernotes.intake.paper.tables import table_rows
-from papernotes.intake.paper.vocab import BARE, CAPTION, LABEL, LABEL_WORDS, Kind, caption_label
+from papernotes.intake.paper.vocab import BARE, CAPTION, HEADING, LABEL, LABEL_WORDS, Kind, caption_label
 
 __all__ = ["NOWHERE", "Figure", "Image", "encode", "find_figures", "render_figure", "render_picture"]
 
@@ -42,6 +43,8 @@ RULE = 2.0
 """Points: a drawing this thin is a rule, a figure of nothing but rules is none."""
 MIN_SIDE = 12.0
 """Points: a figure narrower or lower than this is a sliver, not a picture."""
+FULL_LINE = 0.95
+"""Share of a line of body text from which a line of words inside a table's reach is the body's."""
 NOWHERE: Box = (0.0, 0.0, 0.0, 0.0)
 """The box of a caption whose figure or table was not found (``Figure.located`` is false)."""
 
@@ -154,7 +157,7 @@ def _read_page(page: Any, number: int) -> _Page | None:
     runs = _label_runs(textpage, _runs(textpage))
     two = _two_columns(runs, frame)
     graphics = _decorations_out(page_graphics(page, frame), runs, frame)
-    column = (frame[2] - frame[0]) / (2 if two else 1)
+    column = _line_width(runs, frame, two)
     state = _Page(number, page, textpage, frame, runs, graphics, column, [])
     for i, run in enumerate(runs):
         what = caption_label(run.text) if run.labelled else None
@@ -334,6 +337,17 @@ def _two_columns(runs: Sequence[Run], frame: Box) -> bool:
     return bool(long) and crossing < 0.3 * len(long)
 
 
+def _line_width(runs: Sequence[Run], frame: Box, two: bool) -> float:
+    """The width of a full line of body text: the commonest width of the long lines (justified lines are all
+    as wide as their column), else the column's."""
+    column = (frame[2] - frame[0]) / (2 if two else 1)
+    widths = Counter(round(r.x1 - r.x0) for r in runs if 0.5 * column < r.x1 - r.x0 <= 1.02 * column)
+    if not widths:
+        return column
+    width, count = widths.most_common(1)[0]
+    return float(width) if count >= 3 else column
+
+
 def _overlaps(a0: float, a1: float, b0: float, b1: float) -> bool:
     return min(a1, b1) - max(a0, b0) > 0
 
@@ -382,18 +396,20 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
     return re.sub(r"(\w)- (\w)", r"\1\2", text) if "- " in text else text, bottom
 
 
-def _is_prose(run: Run, column: float) -> bool:
-    if run.x1 - run.x0 < 0.55 * column:
+def _is_prose(run: Run, column: float, full: float) -> bool:
+    if run.x1 - run.x0 < full * column:
         return False
     return sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha()) >= 6
 
 
-def _stops(run: Run, state: _Page, span: tuple[float, float]) -> bool:
-    """Body text (not framed by a drawing) or another caption: where a figure or table ends."""
-    if run.labelled and CAPTION.match(run.text) is not None:
+def _stops(run: Run, state: _Page, span: tuple[float, float], full: float = 0.55) -> bool:
+    """Body text (a line of words ``full`` of a line wide, not framed by a drawing), a section's heading or another
+    caption: where a figure or table ends. A table's header row can be as wordy as a sentence: for a table only a
+    full line of words counts (``full`` near 1)."""
+    if run.labelled and CAPTION.match(run.text) is not None or HEADING.match(run.text):
         return True
     column = min(span[1] - span[0], state.column)
-    return _is_prose(run, column) and not any(_inside(run, g) for g in state.graphics)
+    return _is_prose(run, column, full) and not any(_inside(run, g) for g in state.graphics)
 
 
 def _figure_box(state: _Page, cap: _Caption, claimed: Sequence[Box]) -> Box | None:
@@ -411,7 +427,8 @@ def _grow(state: _Page, cap: _Caption, claimed: Sequence[Box], upward: bool) -> 
     ahead = [r for r in state.runs if _overlaps(r.x0, r.x1, *span)
              and (r.y0 >= edge - 0.5 if upward else r.y1 <= edge + 0.5)]
     ahead.sort(key=lambda r: r.y0 if upward else -r.y1)
-    stop = next((r for r in ahead if _stops(r, state, span)), None)
+    # only text over the caption ends its figure: a wrapped figure has the body's lines beside it
+    stop = next((r for r in ahead if _overlaps(r.x0, r.x1, run.x0, run.x1) and _stops(r, state, span)), None)
     limit = (stop.y0 if stop else high) if upward else (stop.y1 if stop else low)
     for c in claimed:
         if _overlaps(c[0], c[2], *span):
@@ -475,7 +492,7 @@ def _table_boxes(state: _Page, cap: _Caption) -> tuple[Box | None, Box | None]:
         rows: list[int] = []
         for b, r in side:
             gap = edge - b[3] if downward else b[1] - edge
-            if gap > (3.0 if found is None else 2.2) * run.height or (r is not None and _stops(r, state, span)):
+            if gap > (3.0 if found is None else 2.2) * run.height or (r is not None and _stops(r, state, span, FULL_LINE)):
                 break
             found = b if found is None else _union([found, b])
             ruled += [b] if r is None else []

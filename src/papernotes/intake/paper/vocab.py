@@ -22,6 +22,9 @@ LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
 """A caption's label anywhere in a page's text: a page without one has no caption."""
 BARE = re.compile(r"^(?:Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*\d{1,3}\s*[:.|]?$")
 """A label alone (``Figure 1``, ``Table 2:``): its caption's words follow further right on the line."""
+HEADING = re.compile(r"^(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,4}\.)\s+[A-Z][A-Za-z-]+(?:\s+[A-Za-z-]+){0,7}"
+                     r"|Abstract|ABSTRACT|A BSTRACT|References|REFERENCES)$")
+"""A section's heading (``1. Introduction``, ``3.2 Training Setup``, ``Abstract``): body text, never a figure's."""
 Kind = Literal["figure", "table"]
 
 
