@@ -26,13 +26,13 @@ from papernotes.intake.paper.model import Figure, well_formed
 from papernotes.intake.paper.pdfdoc import PDFIUM, open_document, pdfium
 from papernotes.intake.paper.picture import Image, encode, render_figure, render_picture
 from papernotes.intake.paper.tables import table_rows
-from papernotes.intake.paper.vocab import BARE, CAPTION, HEADING, LABEL, LABEL_WORDS, Kind, caption_label
+from papernotes.intake.paper.vocab import BARE, CAPTION, HEADING, LABEL, LABEL_WORDS, PANEL, Kind, caption_label
 
 __all__ = ["NOWHERE", "Figure", "Image", "encode", "find_figures", "render_figure", "render_picture"]
 
 TERMINAL = (".", ":", "?", "!", ";")
 MARGIN = 0.05
-"""Share of the page height at the top and bottom (running headers, page numbers) never taken into a figure."""
+"""Share of the page height at the top and bottom (running headers, page numbers) where no figure starts."""
 JOIN_GAP = 40.0
 """Points between two drawing objects (or labels) that still belong to one figure."""
 LABEL_REACH = 6.0
@@ -409,7 +409,8 @@ def _stops(run: Run, state: _Page, span: tuple[float, float], full: float = 0.55
     if run.labelled and CAPTION.match(run.text) is not None or HEADING.match(run.text):
         return True
     column = min(span[1] - span[0], state.column)
-    return _is_prose(run, column, full) and not any(_inside(run, g) for g in state.graphics)
+    return _is_prose(run, column, full) and not PANEL.match(run.text) and not any(
+        _inside(run, g) for g in state.graphics)
 
 
 def _figure_box(state: _Page, cap: _Caption, claimed: Sequence[Box]) -> Box | None:
@@ -435,8 +436,9 @@ def _grow(state: _Page, cap: _Caption, claimed: Sequence[Box], upward: bool) -> 
             limit = min(limit, c[1]) if upward and c[1] >= edge - 0.5 else limit
             limit = max(limit, c[3]) if not upward and c[3] <= edge + 0.5 else limit
     ends = ((edge - 2, limit + 2) if upward else (limit - 2, edge + 2))
-    items = [(g, True) for g in state.graphics if _overlaps(g[0], g[2] + 0.1, *span) and low <= g[1]
-             and g[3] <= high and ends[0] <= g[1] and g[3] <= ends[1] and not _owned(g, claimed)]
+    # a drawing wholly in the top or bottom margin is the page's (a logo, a page number's ornament)
+    items = [(g, True) for g in state.graphics if _overlaps(g[0], g[2] + 0.1, *span) and g[3] > low
+             and g[1] < high and ends[0] <= g[1] and g[3] <= ends[1] and not _owned(g, claimed)]
     items += [(r.box, False) for r in ahead if ends[0] <= r.y0 and r.y1 <= ends[1] and not _owned(r.box, claimed)]
     items.sort(key=lambda item: item[0][1] if upward else -item[0][3])
     reach, members = edge, []

@@ -25,6 +25,8 @@ BARE = re.compile(r"^(?:Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*\d{1,3}\s*[:.|]
 HEADING = re.compile(r"^(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,4}\.)\s+[A-Z][A-Za-z-]+(?:\s+[A-Za-z-]+){0,7}"
                      r"|Abstract|ABSTRACT|A BSTRACT|References|REFERENCES)$")
 """A section's heading (``1. Introduction``, ``3.2 Training Setup``, ``Abstract``): body text, never a figure's."""
+PANEL = re.compile(r"^\(?[a-z]\)\s")
+"""A panel's sub-caption (``(a) Training procedure``): part of its figure, however many words it has."""
 Kind = Literal["figure", "table"]
 
 
