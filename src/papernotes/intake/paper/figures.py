@@ -107,7 +107,9 @@ class _Page:
     runs: list[Run]
     graphics: list[Box]
     column: float
-    """The width of a column of body text (the page's, or half of it on a two-column page)."""
+    """The width of a full line of body text."""
+    justified: bool
+    """Whether the body's lines are justified (so all as wide as ``column``)."""
     captions: list[_Caption]
 
     def close(self) -> None:
@@ -157,8 +159,8 @@ def _read_page(page: Any, number: int) -> _Page | None:
     runs = _label_runs(textpage, _runs(textpage))
     two = _two_columns(runs, frame)
     graphics = _decorations_out(page_graphics(page, frame), runs, frame)
-    column = _line_width(runs, frame, two)
-    state = _Page(number, page, textpage, frame, runs, graphics, column, [])
+    column, justified = _line_width(runs, frame, two)
+    state = _Page(number, page, textpage, frame, runs, graphics, column, justified, [])
     for i, run in enumerate(runs):
         what = caption_label(run.text) if run.labelled else None
         if what is None:
@@ -337,15 +339,15 @@ def _two_columns(runs: Sequence[Run], frame: Box) -> bool:
     return bool(long) and crossing < 0.3 * len(long)
 
 
-def _line_width(runs: Sequence[Run], frame: Box, two: bool) -> float:
-    """The width of a full line of body text: the commonest width of the long lines (justified lines are all
-    as wide as their column), else the column's."""
+def _line_width(runs: Sequence[Run], frame: Box, two: bool) -> tuple[float, bool]:
+    """The width of a full line of body text and whether the lines are justified: the commonest width of the long
+    lines when at least three share it (justified lines are all as wide as their column), else the column's."""
     column = (frame[2] - frame[0]) / (2 if two else 1)
     widths = Counter(round(r.x1 - r.x0) for r in runs if 0.5 * column < r.x1 - r.x0 <= 1.02 * column)
     if not widths:
-        return column
+        return column, False
     width, count = widths.most_common(1)[0]
-    return float(width) if count >= 3 else column
+    return (float(width), True) if count >= 3 else (column, False)
 
 
 def _overlaps(a0: float, a1: float, b0: float, b1: float) -> bool:
@@ -409,7 +411,7 @@ def _stops(run: Run, state: _Page, span: tuple[float, float], full: float = 0.55
     if run.labelled and CAPTION.match(run.text) is not None or HEADING.match(run.text):
         return True
     column = min(span[1] - span[0], state.column)
-    return _is_prose(run, column, full) and not PANEL.match(run.text) and not any(
+    return _is_prose(run, column, full if state.justified else min(full, 0.55)) and not PANEL.match(run.text) and not any(
         _inside(run, g) for g in state.graphics)
 
 
