@@ -401,7 +401,7 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
 def _is_prose(run: Run, column: float, full: float) -> bool:
     if run.x1 - run.x0 < full * column:
         return False
-    return sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha()) >= 6
+    return _words(run) >= 6
 
 
 def _stops(run: Run, state: _Page, span: tuple[float, float], full: float = 0.55) -> bool:
@@ -441,7 +441,8 @@ def _grow(state: _Page, cap: _Caption, claimed: Sequence[Box], upward: bool) -> 
     # a drawing wholly in the top or bottom margin is the page's (a logo, a page number's ornament)
     items = [(g, True) for g in state.graphics if _overlaps(g[0], g[2] + 0.1, *span) and g[3] > low
              and g[1] < high and ends[0] <= g[1] and g[3] <= ends[1] and not _owned(g, claimed)]
-    items += [(r.box, False) for r in ahead if ends[0] <= r.y0 and r.y1 <= ends[1] and not _owned(r.box, claimed)]
+    items += [(r.box, False) for r in ahead if ends[0] <= r.y0 and r.y1 <= ends[1] and not _owned(r.box, claimed)
+              and _label_like(r, state)]
     items.sort(key=lambda item: item[0][1] if upward else -item[0][3])
     reach, members = edge, []
     for box, drawn in items:
@@ -466,6 +467,18 @@ def _grow(state: _Page, cap: _Caption, claimed: Sequence[Box], upward: bool) -> 
     if found[2] - found[0] < MIN_SIDE or found[3] - found[1] < MIN_SIDE:
         return None
     return found
+
+
+def _label_like(run: Run, state: _Page) -> bool:
+    """Whether a line can be a figure's own text: few words (a tick, a legend, an axis title), a panel's
+    sub-caption, or words framed by a drawing; a sentence beside a figure (the body wrapped around it) is not."""
+    if _words(run) < 6 or PANEL.match(run.text):
+        return True
+    return any(_inside(run, g) for g in state.graphics)
+
+
+def _words(run: Run) -> int:
+    return sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha())
 
 
 def _owned(box: Box, claimed: Sequence[Box]) -> bool:
