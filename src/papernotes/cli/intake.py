@@ -211,7 +211,8 @@ def read_command(
             lines.extend(f"[p. {p.page}] {p.text}" for p in section.paragraphs)
     if paper.figures or paper.tables:
         lines.append(f"\n==== FIGURES AND TABLES ({len(paper.figures)} + {len(paper.tables)}) ====")
-        lines.extend(f"[p. {f.page}] {f.label}, box {', '.join(f'{v:g}' for v in f.bbox)}: {f.caption}"
+        lines.extend(f"[p. {f.page}] {f.label}, "
+                     f"{'box ' + ', '.join(f'{v:g}' for v in f.bbox) if f.located else 'not found'}: {f.caption}"
                      for f in (*paper.figures, *paper.tables))
     out.file.write("\n".join(lines) + "\n")
 

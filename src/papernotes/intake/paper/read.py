@@ -62,7 +62,7 @@ def _outside(lines: list[Line], doc: RawDocument, figures: tuple[Figure, ...]) -
     boxes: dict[int, list[tuple[float, float, float, float]]] = {}
     for figure in figures:
         page = doc.pages[figure.page - 1] if 0 < figure.page <= len(doc.pages) else None
-        if page is not None and page.upright:
+        if page is not None and page.upright and figure.located:
             (ox, oy), (x0, y0, x1, y1) = page.origin, figure.bbox
             boxes.setdefault(figure.page, []).append((x0 - ox - 1, y0 - oy - 1, x1 - ox + 1, y1 - oy + 1))
     return [line for line in lines if len(line.text.split()) >= LABEL_WORDS or not any(
