@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 
 from papernotes.config import load_config
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
-from papernotes.corpus.load import scan
+from papernotes.corpus.scan import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
 from papernotes.corpus.sections import demote_headings
 from papernotes.corpus.translation import translation_name

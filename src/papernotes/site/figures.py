@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from papernotes.corpus.load import OutsideCorpus, read_inside
+from papernotes.corpus.scan import OutsideCorpus, read_inside
 from papernotes.corpus.model import Entry, Note
 from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning

@@ -33,7 +33,7 @@ from markupsafe import Markup
 
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.limits import MAX_NOTE_BYTES
-from papernotes.corpus.load import read_inside
+from papernotes.corpus.scan import read_inside
 from papernotes.disk import Staging
 from papernotes.errors import BuildError, ConfigError, Diagnostic, error, text_line, toml_error_line, warning
 from papernotes.markdown import markdown_body, rewrite_links
