@@ -165,7 +165,8 @@ def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
 
 def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
     # lazy: 43 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
-    from papernotes.corpus.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
+    from papernotes.corpus.katex import MAX_FORMULA_CHARS, FormulaChecker
+    from papernotes.corpus.formulas import extract_formulas, lost_escape
 
     problems: list[Diagnostic] = []
     groups = []
