@@ -193,7 +193,8 @@ def test_a_note_swapped_for_a_link_out_of_the_corpus_is_not_read_at_render_time(
     from papernotes.corpus.load import read_note
     from papernotes.site.kinds.note import note_page
     from papernotes.site.resolve import resolve
-    from papernotes.site.theme import Theme, labels_for
+    from papernotes.site.strings import labels_for
+    from papernotes.site.theme import Theme
     from papernotes.taxonomy import load_taxonomy
 
     corpus = tmp_path / "c"

@@ -12,7 +12,7 @@ from papernotes.errors import Diagnostic
 from papernotes.site.contexts import NoteContext, RedirectContext, VenueDomainContext
 from papernotes.site.plan import KINDS, PlanSettings, Scope, SiteIndex, hot_topics, plan_site, resolve_local_link
 from papernotes.site.resolve import resolve
-from papernotes.site.theme import labels_for
+from papernotes.site.strings import labels_for
 from papernotes.taxonomy import load_taxonomy
 
 TAXONOMY = load_taxonomy()

@@ -193,7 +193,7 @@ def test_the_record_reads_back_as_written() -> None:
     from papernotes.site.manifest import describe, manifest
     from papernotes.site.plan import PlanSettings, plan_site
     from papernotes.site.resolve import resolve
-    from papernotes.site.theme import labels_for
+    from papernotes.site.strings import labels_for
 
     config, _ = load_config(EXAMPLES)
     taxonomy = load_site_taxonomy(EXAMPLES, config)
@@ -330,7 +330,7 @@ def test_bad_interface_strings_are_config_errors_with_their_lines(tmp_path: Path
 
 
 def test_the_documented_strings_example_is_valid() -> None:
-    from papernotes.site.theme import _package_strings, merge_strings
+    from papernotes.site.strings import _package_strings, merge_strings
 
     doc = (Path(__file__).parents[1] / "docs/theming.md").read_text(encoding="utf-8")
     section = doc.split("## Changing interface strings", 1)[1]

@@ -48,7 +48,7 @@ from papernotes.site.paging import later_page_urls
 from papernotes.site.plan import cell_url, fingerprinted, plan_site, PlanSettings, Scope, SiteIndex
 from papernotes.site.related import cached_related, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
-from papernotes.site.theme import labels_for, ui_strings
+from papernotes.site.strings import labels_for, ui_strings
 
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry
