@@ -1,0 +1,71 @@
+"""Render step, after the allow-list: tables made to fit a phone (pure).
+
+In: a note body's HTML once ``sanitise.py`` has cleaned it (or trusted HTML). Out: the same HTML with each
+``<table>`` inside its own scrolling box, ``<div class="table-wrap" role="region" tabindex="0"
+aria-label="…">``, and each cell that holds only numbers (``85.3``, ``0.8 / 50 / 0``, ``+1.2%``, ``7B``,
+``61.9 ± 0.3``) marked ``class="num"``, which the stylesheet keeps on one line. On a 390 px screen a wide
+results table then scrolls sideways inside its box, which a keyboard can focus and a screen reader names,
+instead of squeezing its columns until numbers break mid-digit.
+
+The attributes are written here, after sanitising, from the page's own strings: a note cannot write them
+(the allow-list keeps no ``role``, ``tabindex``, ``aria-*`` or ``class`` on tables and cells), so it can
+never add a handler such as ``onfocus`` to the focusable box.
+"""
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+_TABLE = re.compile(r"<table(?: [^>]*)?>(?:<caption>(.*?)</caption>)?", re.S)
+_CELL = re.compile(r"<(t[dh])((?: [a-z-]+=\"[^\"]*\")*)>(.*?)</\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_NUMBER = re.compile(r"\d[\d.,]*(?:[eE][-+−]?\d+)?(?:pp|ms|[kKMBGTsxh])?(?![A-Za-z])")
+"""A number as tables write it, with a unit glued to it (``12.5M``, ``3.2x``, ``40ms``, ``2pp``)."""
+_BETWEEN_NUMBERS = re.compile(r"[\s.,%‰±+\-−–~≈<>≤≥/×()\[\]↑↓→*$:⚠]*")
+"""What a number cell may hold besides numbers: signs, ranges, ratios, deltas, the ``⚠`` mark."""
+NUMBER_CELL_MAX = 40
+"""Longest number cell, in characters (a longer run of numbers is a list that may wrap at its spaces)."""
+
+
+def is_number_cell(text: str) -> bool:
+    """True when ``text`` (a cell's plain text) is numbers and the signs between them, nothing else."""
+    text = text.strip()
+    return (0 < len(text) <= NUMBER_CELL_MAX and any(c.isdigit() for c in text)
+            and _BETWEEN_NUMBERS.fullmatch(_NUMBER.sub("", text)) is not None)
+
+
+def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
+    """Wrap each table of ``fragment`` in its scrolling box and mark its number cells.
+
+    ``label(n)`` names the ``n``-th table's box (``表格 2`` / ``Table 2``), unless the table has a caption,
+    which names it instead; with ``label=None`` the box is a plain ``<div class="table-wrap">``.
+    """
+    if "<table" not in fragment:
+        return fragment
+    count = 0
+
+    def box(m: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        if label is None:
+            return '<div class="table-wrap">' + m.group(0)
+        caption = m.group(1)
+        name = html.unescape(_TAG.sub("", caption)).strip() if caption else ""
+        name = html.escape(" ".join(name.split()) or label(count), quote=True)
+        return f'<div class="table-wrap" role="region" tabindex="0" aria-label="{name}">{m.group(0)}'
+
+    out = _TABLE.sub(box, fragment)
+    if count:
+        out = out.replace("</table>", "</table></div>")
+    return _CELL.sub(_number_cell, out) if "<td" in out or "<th" in out else out
+
+
+def _number_cell(m: re.Match[str]) -> str:
+    tag, attributes, inner = m.group(1), m.group(2), m.group(3)
+    if " class=" in attributes or "<t" in inner:  # a class of its own (trusted HTML), or a nested table
+        return m.group(0)
+    text = html.unescape(_TAG.sub("", inner)) if "<" in inner or "&" in inner else inner
+    if not is_number_cell(text):
+        return m.group(0)
+    return f'<{tag} class="num"{attributes}>{inner}</{tag}>'
