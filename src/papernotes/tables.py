@@ -2,10 +2,11 @@
 
 In: a note body's HTML once ``sanitise.py`` has cleaned it (or trusted HTML). Out: the same HTML with each
 ``<table>`` inside its own scrolling box, ``<div class="table-wrap" role="region" tabindex="0"
-aria-label="…">``, and each cell that holds only numbers (``85.3``, ``0.8 / 50 / 0``, ``+1.2%``, ``7B``,
-``61.9 ± 0.3``) marked ``class="num"``, which the stylesheet keeps on one line. On a 390 px screen a wide
-results table then scrolls sideways inside its box, which a keyboard can focus and a screen reader names,
-instead of squeezing its columns until numbers break mid-digit.
+aria-label="…">``, each cell that holds only numbers (``85.3``, ``0.8 / 50 / 0``, ``+1.2%``, ``7B``,
+``61.9 ± 0.3``) marked ``class="num"`` and each cell of one short word (``IN-R``, ``Llama-3.1-8B``) marked
+``class="word"``, which the stylesheet keeps on one line. On a 390 px screen a wide results table then
+scrolls sideways inside its box, which a keyboard can focus and a screen reader names, instead of squeezing
+its columns until numbers break mid-digit and names at their hyphens.
 
 The attributes are written here, after sanitising, from the page's own strings: a note cannot write them
 (the allow-list keeps no ``role``, ``tabindex``, ``aria-*`` or ``class`` on tables and cells), so it can
@@ -17,6 +18,8 @@ import html
 import re
 from collections.abc import Callable
 
+from papernotes.text import CJK_ANY
+
 _TABLE = re.compile(r"<table(?: [^>]*)?>(?:<caption>(.*?)</caption>)?", re.S)
 _CELL = re.compile(r"<(t[dh])((?: [a-z-]+=\"[^\"]*\")*)>(.*?)</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
@@ -26,6 +29,10 @@ _BETWEEN_NUMBERS = re.compile(r"[\s.,%‰±+\-−–~≈<>≤≥/×()\[\]↑↓�
 """What a number cell may hold besides numbers: signs, ranges, ratios, deltas, the ``⚠`` mark."""
 NUMBER_CELL_MAX = 40
 """Longest number cell, in characters (a longer run of numbers is a list that may wrap at its spaces)."""
+WORD_CELL_MAX = 24
+"""Longest one-word cell kept on one line, in characters (``Qwen2.5-VL-7B-Instruct`` is 22)."""
+_WORD = re.compile(rf"[^\s{CJK_ANY}]{{1,{WORD_CELL_MAX}}}")
+"""One word without a space or a CJK character (CJK text breaks between its characters: prose, not a name)."""
 
 
 def is_number_cell(text: str) -> bool:
@@ -36,7 +43,7 @@ def is_number_cell(text: str) -> bool:
 
 
 def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
-    """Wrap each table of ``fragment`` in its scrolling box and mark its number cells.
+    """Wrap each table of ``fragment`` in its scrolling box and mark its cells of numbers and of one word.
 
     ``label(n)`` names the ``n``-th table's box (``表格 2`` / ``Table 2``), unless the table has a caption,
     which names it instead; with ``label=None`` the box is a plain ``<div class="table-wrap">``.
@@ -58,14 +65,19 @@ def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
     out = _TABLE.sub(box, fragment)
     if count:
         out = out.replace("</table>", "</table></div>")
-    return _CELL.sub(_number_cell, out) if "<td" in out or "<th" in out else out
+    return _CELL.sub(_mark_cell, out) if "<td" in out or "<th" in out else out
 
 
-def _number_cell(m: re.Match[str]) -> str:
+def cell_class(text: str) -> str | None:
+    """``num`` for a cell of numbers, ``word`` for a cell of one short word, else None (``text``: plain text)."""
+    if is_number_cell(text):
+        return "num"
+    return "word" if _WORD.fullmatch(text.strip()) else None
+
+
+def _mark_cell(m: re.Match[str]) -> str:
     tag, attributes, inner = m.group(1), m.group(2), m.group(3)
     if " class=" in attributes or "<t" in inner:  # a class of its own (trusted HTML), or a nested table
         return m.group(0)
-    text = html.unescape(_TAG.sub("", inner)) if "<" in inner or "&" in inner else inner
-    if not is_number_cell(text):
-        return m.group(0)
-    return f'<{tag} class="num"{attributes}>{inner}</{tag}>'
+    found = cell_class(html.unescape(_TAG.sub("", inner)) if "<" in inner or "&" in inner else inner)
+    return m.group(0) if found is None else f'<{tag} class="{found}"{attributes}>{inner}</{tag}>'
