@@ -23,23 +23,35 @@ from papernotes.text import CJK_ANY
 _TABLE = re.compile(r"<table(?: [^>]*)?>(?:<caption>(.*?)</caption>)?", re.S)
 _CELL = re.compile(r"<(t[dh])((?: [a-z-]+=\"[^\"]*\")*)>(.*?)</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
-_NUMBER = re.compile(r"\d[\d.,]*(?:[eE][-+−]?\d+)?(?:pp|ms|[kKMBGTsxh])?(?![A-Za-z])")
+_NUMBER = r"\d[\d.,]*(?:[eE][-+−]?\d+)?(?:pp|ms|[kKMBGTsxh])?(?![A-Za-z])"
 """A number as tables write it, with a unit glued to it (``12.5M``, ``3.2x``, ``40ms``, ``2pp``)."""
-_BETWEEN_NUMBERS = re.compile(r"[\s.,%‰±+\-−–~≈<>≤≥/×()\[\]↑↓→*$:⚠]*")
+_SIGNS = r"[\s.,%‰±+\-−–~≈<>≤≥/×()\[\]↑↓→*$:⚠]*"
 """What a number cell may hold besides numbers: signs, ranges, ratios, deltas, the ``⚠`` mark."""
+_NUMBER_CELL = re.compile(rf"{_SIGNS}(?:{_NUMBER}{_SIGNS})+")
 NUMBER_CELL_MAX = 40
 """Longest number cell, in characters (a longer run of numbers is a list that may wrap at its spaces)."""
 WORD_CELL_MAX = 24
 """Longest one-word cell kept on one line, in characters (``Qwen2.5-VL-7B-Instruct`` is 22)."""
-_WORD = re.compile(rf"[^\s{CJK_ANY}]{{1,{WORD_CELL_MAX}}}")
-"""One word without a space or a CJK character (CJK text breaks between its characters: prose, not a name)."""
+_CJK = re.compile(f"[{CJK_ANY}]")
 
 
 def is_number_cell(text: str) -> bool:
     """True when ``text`` (a cell's plain text) is numbers and the signs between them, nothing else."""
     text = text.strip()
-    return (0 < len(text) <= NUMBER_CELL_MAX and any(c.isdigit() for c in text)
-            and _BETWEEN_NUMBERS.fullmatch(_NUMBER.sub("", text)) is not None)
+    return len(text) <= NUMBER_CELL_MAX and _NUMBER_CELL.fullmatch(text) is not None
+
+
+def cell_class(text: str) -> str | None:
+    """``num`` for a cell of numbers, ``word`` for a cell of one short word, else None (``text``: plain text).
+
+    A word has no space and no CJK character: Chinese text breaks between its characters, so it is prose.
+    """
+    if is_number_cell(text):
+        return "num"
+    text = text.strip()
+    if 0 < len(text) <= WORD_CELL_MAX and len(text.split()) == 1 and _CJK.search(text) is None:
+        return "word"
+    return None
 
 
 def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
@@ -66,13 +78,6 @@ def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
     if count:
         out = out.replace("</table>", "</table></div>")
     return _CELL.sub(_mark_cell, out) if "<td" in out or "<th" in out else out
-
-
-def cell_class(text: str) -> str | None:
-    """``num`` for a cell of numbers, ``word`` for a cell of one short word, else None (``text``: plain text)."""
-    if is_number_cell(text):
-        return "num"
-    return "word" if _WORD.fullmatch(text.strip()) else None
 
 
 def _mark_cell(m: re.Match[str]) -> str:
