@@ -343,7 +343,8 @@ class Theme:
             problems.append(warning(note.path, 0, f"cannot re-read note body: {exc}", "io"))
             text = ""
         _, body, _ = split_front_matter(text.replace("\r\n", "\n"))
-        rendered = markdown_body(body, trusted=self.config.trust_html)
+        t = self.labels_in(page.lang or self.config.language)  # wide tables' boxes are named in the page's language
+        rendered = markdown_body(body, trusted=self.config.trust_html, table_label=lambda n: t("table_region", n=n))
         html = rendered.html
         if rendered.links:
             link_map = dict(ctx.link_map)
