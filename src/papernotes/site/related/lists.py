@@ -2,7 +2,7 @@
 
 In: ``terms.RelatedInput`` records and, for an update, the ``update.Previous`` computation.
 Out: an ``Outcome`` — every note's neighbours (indices into its sorted paths), the candidates
-behind them, norms, and how many rows were scored. Up to ``EXACT_NOTES`` notes the
+behind them, norms, and how many rows were scored. Up to ``exact.EXACT_NOTES`` notes the
 lists are the exact top ``NEIGHBOURS`` by cosine (``exact``); beyond, candidates are pruned
 (``pruned``). Ties break by path, so the result is a pure function of the inputs, whatever
 their order. BENCHMARKS.md has the agreement with exact cosine and the cost.
@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from papernotes import forks
-from papernotes.site.related.exact import EXACT_NOTES, Exact
+import papernotes.site.related.exact as exact  # the module: tests set exact.EXACT_NOTES
+from papernotes.site.related.exact import Exact
 from papernotes.site.related.model import Model, Row
 from papernotes.site.related.pruned import Pruned
 from papernotes.site.related.terms import RelatedInput
@@ -52,8 +53,8 @@ def rows_by_path(outcome: Outcome) -> dict[str, tuple[str, ...]]:
 def compute(notes: list[RelatedInput], previous: Previous | None = None) -> Outcome:
     """Score every row, or with ``previous`` only the rows an edit can change."""
     model = Model(notes)
-    exactly = model.n <= EXACT_NOTES
-    if previous is not None and (len(previous.paths) <= EXACT_NOTES) != exactly:
+    exactly = model.n <= exact.EXACT_NOTES
+    if previous is not None and (len(previous.paths) <= exact.EXACT_NOTES) != exactly:
         previous = None  # the last lists were made the other way
     everything: Stale = (list(range(model.n)), {})
     scorer: Exact | Pruned

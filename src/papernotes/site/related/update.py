@@ -31,7 +31,8 @@ import numpy as np
 
 from papernotes.site.related.exact import Exact
 from papernotes.site.related.model import NEIGHBOURS, Model, Row, idf_of
-from papernotes.site.related.pruned import POSTINGS, Pruned, cap_of
+import papernotes.site.related.pruned as pruned  # the module: tests set pruned.POSTINGS
+from papernotes.site.related.pruned import Pruned, cap_of
 
 Stale = tuple[list[int], dict[int, Row]]
 """``(rows to score, {index: row kept})``, indices into ``model.notes``."""
@@ -130,7 +131,7 @@ def stale_pruned(scorer: Pruned, old: Previous) -> Stale:
     def held(path: str, k: int, term: str) -> bool:
         """Whether ``term``'s postings held, or may have held, ``path``'s old entry (``k`` occurrences)."""
         ids, ys = scorer.postings(term)
-        if model.df_of(term) + delta.get(term, 0) <= POSTINGS or model.df_of(term) <= POSTINGS \
+        if model.df_of(term) + delta.get(term, 0) <= pruned.POSTINGS or model.df_of(term) <= pruned.POSTINGS \
                 or not len(ids):
             return True  # an untruncated list held every note with the term
         idf = int(model.idf[model.term_id[term]])  # the idf did not move (else the term is in ``moved``)
