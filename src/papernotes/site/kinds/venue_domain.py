@@ -1,13 +1,15 @@
 """``/{VENUE}/{domain}/``: the venue × domain page (the seed's page).
 
 Heading with the domain's icon and name, the venue line with the count, the
-same domain at every other venue newest first, hot topics, every note by slug.
+same domain at every other venue newest first, hot topics, every note by slug, and a link to the
+page's ``.bib`` (``kinds/bib.py``).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from papernotes.site.contexts import Crumb, Link, Page, VenueDomainContext
+from papernotes.site.kinds.bib import bib_url
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -40,6 +42,7 @@ def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterat
             cross=cross,
             hot=hot_topics(cell, lang, config.hot_topics, config.hot_topic_min),
             items=tuple(paper_item(e) for e in cell),
+            bib=bib_url(venue_id, slug),
         )
         yield Page(cell_url(venue, domain), "venue_domain.html", f"{venue_id} {domain.name(lang)}{suffix}", ctx,
                    (settings.home, Crumb(venue_label(venue), venue_url(venue))))
