@@ -143,13 +143,13 @@ _FIELDS = tuple(Citation.__dataclass_fields__)
 
 
 def _suffix(n: int) -> str:
-    """``b``, ``c``, … ``z``, ``ba``, ``bb``…: the suffixes of a key's second, third… paper."""
+    """``b``, ``c``, … ``z``, ``ba``, ``bb``…: the suffix of a key's ``n``-th repeat (``n`` from 1)."""
     letters = ""
-    n += 1
-    while n:
+    while True:
         n, r = divmod(n, 26)
         letters = chr(ord("a") + r) + letters
-    return letters
+        if not n:
+            return letters
 
 
 # ------------------------------------------------------------------ BibTeX
