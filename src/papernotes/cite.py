@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from papernotes.corpus.model import Entry
 from papernotes.markdown import title_text
@@ -135,11 +135,9 @@ def unique_keys(found: Sequence[Citation]) -> list[Citation]:
                 key = c.key + _suffix(n)
                 n += 1
         seen.add(key)
-        result.append(c if key == c.key else Citation(key, *(getattr(c, f) for f in _FIELDS[1:])))
+        result.append(c if key == c.key else replace(c, key=key))
     return result
 
-
-_FIELDS = tuple(Citation.__dataclass_fields__)
 
 
 def _suffix(n: int) -> str:
