@@ -154,7 +154,8 @@ def test_a_scope_limits_planning_to_its_groups() -> None:
                             note("ICLR2024/optimization/c.md"))
     scope = Scope(notes=frozenset({"ICML2024/optimization/a.md"}), cells=frozenset({("ICML2024", "optimization")}))
     pages = plan_site(entries, settings(), "salt", scope)
-    assert {p.url for p in pages} == {"ICML2024/optimization/a/", "ICML2024/optimization/"}
+    assert {p.url for p in pages} == {"ICML2024/optimization/a/", "ICML2024/optimization/",
+                                      "bib/ICML2024-optimization.bib"}
     cell = next(p for p in pages if p.template == "venue_domain.html")
     assert isinstance(cell.context, VenueDomainContext)
     assert [(link.url, link.count) for link in cell.context.cross] == [("ICLR2024/optimization/", 1)]

@@ -96,6 +96,10 @@ class SiteConfig(BaseModel):
         "first figure) under the summary and as the page's og:image, and the ones front matter `figures: [2, 3]` "
         "lists. Rendering needs the pdf extra (pypdfium2); images are cached in .papernotes/figures/. false: no "
         "figures on any page, and no PDF is opened.")
+    high_rating_share: float = Field(
+        0.6, ge=0, le=1, description="`papernotes check` warns about a venue whose notes rate a key (novelty, "
+        "value, …) 4★ or more more often than this share (0.6: 60%), from 10 rated notes on: ratings most notes "
+        "reach do not tell papers apart. 1 turns the warning off.")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
 

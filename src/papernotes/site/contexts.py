@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from papernotes.cite import Citation
 from papernotes.corpus.model import Entry, Grounding
 from papernotes.errors import Diagnostic
 from papernotes.taxonomy import Venue
@@ -146,6 +147,8 @@ class VenueDomainContext:
     """Every note, ordered by slug (this page's share of them when the list is split into pages)."""
     pager: Pager | None = None
     """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
+    bib: str = ""
+    """Site-relative URL of the ``.bib`` file of the whole venue × domain list: a BibTeX entry for each paper."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +269,8 @@ class HomeContext:
     newer of its two latest editions (``site/trends.py``)."""
     feed: str = ""
     """Site-relative URL of the site's Atom feed of new notes; empty when the site has no feeds."""
+    bib: str = ""
+    """Site-relative URL of the site's ``.bib`` file: a BibTeX entry for every paper."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,6 +347,11 @@ class NoteContext:
     figure_problems: tuple[Diagnostic, ...] = ()
     """What went wrong finding those figures (a number the paper lacks, an unreadable PDF): the build reports
     them with the page's problems; not for display."""
+    citation: Citation | None = None
+    """The paper's citation (``papernotes/cite.py``): title, ``authors``, ``year``, ``conference`` or
+    ``journal``, ``arxiv_id``, ``pdf_url``, plain text to escape; the page's ``citation_*`` meta tags."""
+    bibtex: str = ""
+    """The paper's BibTeX entry (LaTeX specials already escaped for BibTeX; HTML-escape it), the Cite box."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -438,6 +448,14 @@ class FeedContext:
     """The newest entry's date (RFC 3339); stable across rebuilds."""
     entries: tuple[FeedEntry, ...]
     """The newest notes, newest first (by date, then URL), at most ``FEED_ENTRIES``."""
+
+
+@dataclass(frozen=True, slots=True)
+class BibContext:
+    """``/bib/….bib``: BibTeX of the papers of the whole site or of one venue × domain page."""
+
+    entries: tuple[str, ...]
+    """One BibTeX entry per paper, in the page's order, keys unique within the file (``cite.bibtex_entry``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from papernotes.disk import Staging
 from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.markdown import markdown_body, rewrite_links
 from papernotes.site.contexts import (
+    BibContext,
     DomainContext,
     DomainsIndexContext,
     FeedContext,
@@ -80,6 +81,7 @@ TEMPLATE_CONTEXTS: dict[str, type] = {
     "feed.xml": FeedContext,
     "sitemap.xml": SitemapContext,
     "robots.txt": RobotsContext,
+    "papers.bib": BibContext,
 }
 
 #: Templates no page renders directly: the pages' templates extend or import them.
@@ -194,8 +196,9 @@ class Chrome:
 
 
 def _escapes(name: str | None) -> bool:
-    """HTML and XML templates escape what they print; plain-text ones (``robots.txt``) print it as it is."""
-    return not (name or "").endswith(".txt")
+    """HTML and XML templates escape what they print; plain-text ones (``robots.txt``, ``papers.bib``, whose
+    entries ``cite.py`` escaped for BibTeX) print it as it is."""
+    return not (name or "").endswith((".txt", ".bib"))
 
 
 class Theme:

@@ -2,13 +2,15 @@
 
 Heading with the domain's icon and name, the venue line with the count, the
 same domain at every other venue newest first, hot topics, every note by slug
-(``page_size`` notes a page, ``site/paging.py``, when there are more).
+(``page_size`` notes a page, ``site/paging.py``, when there are more), and a link to the
+list's ``.bib`` (``kinds/bib.py``).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from papernotes.site.contexts import Crumb, Link, Page, VenueDomainContext
+from papernotes.site.kinds.bib import bib_url
 from papernotes.site.paging import page_title, page_url_of, paged
 from papernotes.site.plan import (
     PageKind,
@@ -42,7 +44,8 @@ def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterat
         url = cell_url(venue, domain)
         for chunk, pager in paged(url, cell, config.page_size):
             ctx = VenueDomainContext(heading=heading, anchor=domain.slug, venue=venue_link, cross=cross, hot=hot,
-                                     items=tuple(paper_item(e) for e in chunk), pager=pager)
+                                     items=tuple(paper_item(e) for e in chunk), pager=pager,
+                                     bib=bib_url(venue_id, slug))
             yield Page(page_url_of(url, pager), "venue_domain.html", page_title(title, pager, settings.labels), ctx,
                        crumbs)
 
