@@ -8,6 +8,7 @@ back to the model. Used by draft, translate and classify alike.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -33,6 +34,13 @@ class Prompt:
     def fill(self, block: str, **values: str) -> str:
         """The block with ``$name`` placeholders filled (``$$`` is a literal dollar sign)."""
         return self.blocks[block].safe_substitute(**values)
+
+
+def prompt_version(name: str, lang: str) -> str:
+    """The prompt file ``NAME.LANG`` and a digest of its text (``draft.zh@1a2b3c4d``): what a note drafted with it
+    records, so that a changed prompt shows."""
+    text = resources.files("papernotes").joinpath("prompts", f"{name}.{lang}.txt").read_bytes()
+    return f"{name}.{lang}@{hashlib.sha1(text).hexdigest()[:8]}"
 
 
 def then(messages: Messages, reply: str, request: str) -> Messages:

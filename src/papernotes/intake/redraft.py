@@ -121,6 +121,18 @@ def decide(front: Mapping[Any, Any], body: str, force: bool) -> Decision:
     return Decision(keep=tuple(k for k in SECTIONS if k in keep))
 
 
+def edited_since(front: Mapping[Any, Any], body: str) -> tuple[str, ...]:
+    """The sections the last draft wrote that a person changed (or removed) since: what the note page calls
+    "edited by hand" (``summary`` also when the front matter's summary changed)."""
+    record = record_of(front)
+    written = {p.key: digest(p.content) for p in split_body(body)[1] if p.key in record}
+    edited = {key for key, value in record.items() if written.get(key) != value}
+    summary = front.get("summary")
+    if "summary" in record and isinstance(summary, str) and summary.strip() and record["summary"] != digest(summary):
+        edited.add("summary")
+    return tuple(sorted(edited, key=lambda k: _RANK.get(k, len(_RANK))))
+
+
 def merge(body: str, drafted: Mapping[str, str], keep: Iterable[str]) -> list[tuple[str, str]]:
     """``(key, text)`` of each part of the new body, in order: ``key`` is the canonical key of a part the
     draft wrote (``drafted``: key -> part text, heading included) and ``""`` for text the note keeps."""

@@ -36,3 +36,27 @@
   document.addEventListener("papernotes:math", mark);
   window.addEventListener("resize", later);
 })();
+
+// A number of a note carries its place in the paper as its title (site/places.py): a mouse shows it on hover and
+// site.css on keyboard focus. A tap shows it too: the first tap on a number opens its place, a second one
+// follows its link to the paper's page; a tap elsewhere closes it. Without this script a tap just follows the link.
+(function () {
+  var open = null;
+  function close() {
+    if (open) open.classList.remove("open", "flip");
+    open = null;
+  }
+  document.addEventListener("click", function (event) {
+    var num = event.target.closest ? event.target.closest(".num[title]") : null;
+    if (!num) { close(); return; }
+    if (num === open) return;  // the second tap: follow the link
+    if (event.pointerType !== "touch" && !(window.matchMedia && matchMedia("(hover: none)").matches)) return;
+    event.preventDefault();
+    close();
+    open = num;
+    num.classList.add("open");
+    var box = num.getBoundingClientRect();
+    if (box.left > document.documentElement.clientWidth / 2) num.classList.add("flip");
+  });
+  document.addEventListener("keydown", function (event) { if (event.key === "Escape") close(); });
+})();
