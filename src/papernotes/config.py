@@ -199,7 +199,7 @@ def _line_for_key(text: str, loc: tuple[int | str, ...]) -> int:
     key = next((part for part in reversed(loc) if isinstance(part, str)), None)
     if key is None:
         return 0
-    m = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
+    m = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, re.MULTILINE)
     if m is None and len(loc) > 1:
         m = re.search(rf"^\s*\[{re.escape(str(loc[0]))}\]", text, re.MULTILINE)
     return text.count("\n", 0, m.start()) + 1 if m else 0
