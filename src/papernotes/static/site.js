@@ -43,9 +43,26 @@
 (function () {
   var open = null;
   function close() {
-    if (open) open.classList.remove("open", "flip");
+    if (open) open.classList.remove("open");
     open = null;
   }
+  // the place is drawn in the viewport's coordinates, under the number (a table's scrolling box would clip it)
+  function pin(num) {
+    var box = num.getBoundingClientRect();
+    var width = Math.min(288, document.documentElement.clientWidth * 0.7);
+    var left = Math.max(4, Math.min(box.left, document.documentElement.clientWidth - width - 4));
+    num.style.setProperty("--tip-x", left + "px");
+    num.style.setProperty("--tip-y", (box.bottom + 4) + "px");
+    num.classList.add("pinned");
+  }
+  document.addEventListener("focusin", function (event) {
+    if (event.target.matches && event.target.matches(".num[title]")) pin(event.target);
+  });
+  window.addEventListener("scroll", function () {
+    var active = document.activeElement;
+    if (open) pin(open);
+    else if (active && active.matches && active.matches(".num.pinned")) pin(active);
+  }, {passive: true});
   document.addEventListener("click", function (event) {
     var num = event.target.closest ? event.target.closest(".num[title]") : null;
     if (!num) { close(); return; }
@@ -55,8 +72,7 @@
     close();
     open = num;
     num.classList.add("open");
-    var box = num.getBoundingClientRect();
-    if (box.left > document.documentElement.clientWidth / 2) num.classList.add("flip");
+    pin(num);
   });
   document.addEventListener("keydown", function (event) { if (event.key === "Escape") close(); });
 })();
