@@ -26,18 +26,15 @@ body lacks go in their canonical place.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import SECTIONS
-from papernotes.corpus.parse import heading_text, headings, section_key
+from papernotes.intake.draft_record import DIGEST_KEY, digest, record_of, split_body  # noqa: F401  (draft imports them here)
 from papernotes.intake.scaffold import RATING_LINES
 from papernotes.text import is_cjk
 
-DIGEST_KEY = "draft_digest"
-"""Front-matter key of the record: canonical section key -> digest of the text the last draft wrote there."""
 ZH_SHARE = 0.2
 """Share of CJK characters among letters from which text is Chinese. Measured: the 3,248 Chinese reference
 notes 0.28 at the lowest (median 0.66), English notes under 0.01, an extractive zh draft of an English
@@ -52,44 +49,9 @@ SKIP_OWN = "written by hand (set `status: stub` to draft it; sections with text 
 SKIP_EDITED = "every section has text the last draft did not write (use --force to replace it)"
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One ``##`` section of a body."""
-
-    key: str
-    """Canonical key, ``""`` for a section of the person's own."""
-    heading: str
-    text: str
-    """The whole part as written, heading line included, blank space around it removed."""
-    content: str
-    """The text after the heading, blank space around it removed."""
-
-
-def split_body(body: str) -> tuple[str, list[Part]]:
-    """The text before the first ``##`` heading, and the sections in order."""
-    found = headings(body)
-    preamble = body[:found[0].start()] if found else body
-    parts = []
-    for i, m in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else len(body)
-        heading = heading_text(m)
-        parts.append(Part(section_key(heading), heading, body[m.start():end].strip(), body[m.end():end].strip()))
-    return preamble.strip(), parts
-
-
 def is_empty(content: str) -> bool:
     """Blank, or only the scaffold's placeholder lines."""
     return all(not line.strip() or line.strip() in _PLACEHOLDERS for line in content.split("\n"))
-
-
-def digest(text: str) -> str:
-    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:8]
-
-
-def record_of(front: Mapping[Any, Any]) -> dict[str, str]:
-    """The ``draft_digest`` record; ``{}`` when absent or not a mapping of text."""
-    value = front.get(DIGEST_KEY)
-    return {str(k): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,18 +81,6 @@ def decide(front: Mapping[Any, Any], body: str, force: bool) -> Decision:
     if keep >= {"summary", *SECTION_KEYS}:
         return Decision(SKIP_EDITED)
     return Decision(keep=tuple(k for k in SECTIONS if k in keep))
-
-
-def edited_since(front: Mapping[Any, Any], body: str) -> tuple[str, ...]:
-    """The sections the last draft wrote that a person changed (or removed) since: what the note page calls
-    "edited by hand" (``summary`` also when the front matter's summary changed)."""
-    record = record_of(front)
-    written = {p.key: digest(p.content) for p in split_body(body)[1] if p.key in record}
-    edited = {key for key, value in record.items() if written.get(key) != value}
-    summary = front.get("summary")
-    if "summary" in record and isinstance(summary, str) and summary.strip() and record["summary"] != digest(summary):
-        edited.add("summary")
-    return tuple(sorted(edited, key=lambda k: _RANK.get(k, len(_RANK))))
 
 
 def merge(body: str, drafted: Mapping[str, str], keep: Iterable[str]) -> list[tuple[str, str]]:

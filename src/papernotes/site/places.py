@@ -28,7 +28,7 @@ from papernotes.intake.grounding import line_numbers
 from papernotes.intake.paper import cache as paper_cache
 from papernotes.corpus.model import Note
 from papernotes.intake.places import NumberPlace, PaperPlaces, Place, note_places, paper_places
-from papernotes.intake.redraft import edited_since
+from papernotes.intake.draft_record import edited_since
 from papernotes.site.contexts import SiteLabels
 
 _TOKEN = re.compile(r"(<[^>]*>|&[#A-Za-z0-9]+;)")
