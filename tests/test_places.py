@@ -24,6 +24,7 @@ pytest.importorskip("fpdf")
 sys.path.insert(0, str(Path(__file__).parent))
 import pdfgen  # noqa: E402
 from conftest import write_note  # noqa: E402
+from papertruth import PAPERS  # noqa: E402
 
 from papernotes.cli import app  # noqa: E402
 from papernotes.config import SiteConfig, load_config  # noqa: E402
@@ -41,7 +42,7 @@ from papernotes.site.theme import labels_for  # noqa: E402
 
 runner = CliRunner()
 NUM = re.compile(r'<(a|span) class="num( off)?"(?: href="([^"]*)")?(?: tabindex="0")? title="([^"]*)">([^<]*)</\1>')
-SHARED = Path(__file__).resolve().parents[1].parent.parent / "shared" / "papers"
+SHARED = PAPERS  # ../shared/papers (PAPERNOTES_SHARED names another shared folder)
 
 
 def drafted_corpus(root: Path, pdf_maker=pdfgen.results_paper, config: str = 'language = "en"\n') -> Path:
