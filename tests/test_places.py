@@ -330,3 +330,35 @@ def test_every_supported_number_of_the_real_papers_drafts_has_a_place(tmp_path: 
         placed += len(numbers & set(places))
         assert numbers <= set(places), (note.name, numbers - set(places))
     assert supported >= 300 and placed == supported
+
+
+def test_a_model_s_draft_records_its_model_prompt_and_date_and_an_offline_redraft_forgets_them(tmp_path: Path) -> None:
+    from llm_server import LLMServer, default_responder
+    from test_draft import llm_settings, make_corpus
+
+    from papernotes.intake.draft import draft
+    from papernotes.intake.prompt import prompt_version
+
+    with LLMServer(default_responder) as server:
+        corpus = make_corpus(tmp_path / "c", llm_settings(server), language="en")
+        result = draft(corpus, limit=1, lang="en")
+    (path,) = result.drafted
+    front, _, _ = read((corpus / path).read_text(encoding="utf-8"))
+    assert front is not None and front["draft_engine"] == "openai" and front["draft_model"] == "test-model"
+    assert front["draft_prompt"] == prompt_version("draft", "en")
+    assert re.fullmatch(r"draft\.en@[0-9a-f]{8}", front["draft_prompt"])
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", front["draft_date"])
+    note = corpus / path
+    for other in corpus.glob("ICLR2024/*.md"):
+        if other != note:
+            other.unlink()
+    note.write_text(update(note.read_text(encoding="utf-8"), {"domain": "llm_reasoning"}), encoding="utf-8")
+    assert not build(corpus, tmp_path / "site").errors
+    (page,) = (tmp_path / "site").glob(f"ICLR2024/*/{Path(path).stem}/index.html")
+    assert (f'drafted by openai · model test-model · prompt {front["draft_prompt"]} · <time datetime="'
+            f'{front["draft_date"]}">') in page.read_text(encoding="utf-8")
+    # redrafted offline: no model wrote it any more
+    assert draft(corpus, engine="extractive", force=True).drafted
+    again, _, _ = read((corpus / path).read_text(encoding="utf-8"))
+    assert again is not None and again["draft_engine"] == "extractive"
+    assert "draft_model" not in again and "draft_prompt" not in again

@@ -29,7 +29,7 @@ from papernotes.intake.paper import cache as paper_cache
 from papernotes.corpus.model import Note
 from papernotes.intake.places import NumberPlace, PaperPlaces, Place, note_places, paper_places
 from papernotes.intake.draft_record import edited_since
-from papernotes.site.contexts import SiteLabels
+from papernotes.site.contexts import NoteContext, SiteLabels
 
 _TOKEN = re.compile(r"(<[^>]*>|&[#A-Za-z0-9]+;)")
 _NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9]*)")
@@ -53,6 +53,12 @@ def number_places(corpus: Path, stamp: str, body: str) -> dict[str, NumberPlace]
         return {}
     found = _paper(str(paper_cache.cache_dir(corpus)), stamp.partition(":")[0], stamp)
     return note_places(body, found) if found is not None else {}
+
+
+def annotate(ctx: NoteContext, body: str, fragment: str, corpus: Path, labels: SiteLabels) -> tuple[str, tuple[str, ...]]:
+    """A note page's body HTML with its numbers placed, and the sections a person edited since the draft."""
+    places = number_places(corpus, ctx.places_from, body)
+    return wrap_numbers(fragment, places, ctx.paper_url, labels), hand_edited(ctx.entry.note, body)
 
 
 def hand_edited(note: Note, body: str) -> tuple[str, ...]:

@@ -450,12 +450,10 @@ class Theme:
                 problems.append(warning(note.path, text_line(text, href), f"broken link: {href}", "broken-link"))
         edited: tuple[str, ...] = ()
         if ctx.places_from or (ctx.provenance is not None and ctx.provenance.engine):
-            # lazy: 15 ms (importtime, beside papernotes.site.theme): a drafted note's page only
-            from papernotes.site.places import hand_edited, number_places, wrap_numbers
+            # lazy: 17 ms (importtime, beside papernotes.site.theme and the build): a drafted note's page only
+            from papernotes.site.places import annotate
 
-            edited = hand_edited(note, body)
-            places = number_places(self.corpus, ctx.places_from, body)
-            html = wrap_numbers(html, places, ctx.paper_url, self.labels_in(page.lang or self.config.language))
+            html, edited = annotate(ctx, body, html, self.corpus, self.labels_in(page.lang or self.config.language))
         toc = [h for h in rendered.toc if h.level == 2]
         summary_in_body = any(s.key == "summary" for s in note.sections)
         lead = ""
