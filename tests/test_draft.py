@@ -204,7 +204,7 @@ def test_a_drafted_stub_keeps_the_users_comments_and_key_order(tmp_path: Path) -
         assert kept in lines
     front, body, _ = read(text)
     assert list(front) == ["title", "venue", "lang", "summary", "keywords", "status", "draft_engine", "draft_digest",
-                           "mine", "abstract"]
+                           "mine", "abstract", "draft_date"]
     assert front["summary"] in LORA and front["draft_engine"] == "extractive"
     assert body.startswith("\n## TL;DR\n") and body.endswith("\n\nMy own paragraph.\n")
 

@@ -6,7 +6,8 @@ language and ``--force``; a note's paper when its PDF is beside it (``foo.md``
 ready, its canonical sections replaced (``papernotes.intake.redraft``: sections
 a person edited since the last draft are kept), and ``summary``, ``keywords``,
 ``ratings``, ``lang`` (the language the text is in), ``status: drafted``,
-``draft_digest`` and, when the paper was read, ``grounding: {checked,
+``draft_digest``, ``draft_date`` (and ``draft_model``, ``draft_prompt`` for a language model's draft)
+and, when the paper was read, ``grounding: {checked,
 unsupported, pdf_sha256}`` in its front matter; numbers the paper does not
 have are marked ``⚠`` in the text. Every note not drafted is listed with why.
 
@@ -22,6 +23,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -40,18 +42,9 @@ from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
-from papernotes.intake.prompt import json_object
-from papernotes.intake.redraft import (
-    DIGEST_KEY,
-    SECTION_KEYS,
-    decide,
-    digest,
-    heading_language,
-    language,
-    merge,
-    prose,
-    record_of,
-)
+from papernotes.intake.prompt import json_object, prompt_version
+from papernotes.intake.draft_record import DIGEST_KEY, digest, record_of
+from papernotes.intake.redraft import SECTION_KEYS, decide, heading_language, language, merge, prose
 from papernotes.registry import UnknownName
 from papernotes.testhooks import pause
 
@@ -271,8 +264,10 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
         front["summary"] = drafted.summary
     if drafted.ratings and "ratings" in written:
         front["ratings"] = dict(drafted.ratings)
-    if model:
-        front["draft_model"] = model
+    front["draft_date"] = datetime.now(timezone.utc).date().isoformat()
+    # a language model wrote it from the prompt file of the note's language; an offline redraft forgets them
+    front["draft_model"] = model or DELETE
+    front["draft_prompt"] = prompt_version("draft", lang) if model else DELETE
     body = "\n\n".join(text for _, text in parts)
     return update(stub.source, front, order=KEY_ORDER, body="\n" + body + "\n")
 

@@ -8,6 +8,7 @@ back to the model. Used by draft, translate and classify alike.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -54,6 +55,13 @@ class Prompt:
                               f"the values it is filled with ({given})") from None
         except ValueError as exc:
             raise PromptError(f"{where}: block `{block}`: {exc} (write $$ for a dollar sign)") from None
+
+
+def prompt_version(name: str, lang: str) -> str:
+    """The prompt file ``NAME.LANG`` and a digest of its text (``draft.zh@1a2b3c4d``): what a note drafted with it
+    records, so that a changed prompt shows."""
+    text = resources.files("papernotes").joinpath("prompts", f"{name}.{lang}.txt").read_bytes()
+    return f"{name}.{lang}@{hashlib.sha1(text).hexdigest()[:8]}"
 
 
 def then(messages: Messages, reply: str, request: str) -> Messages:

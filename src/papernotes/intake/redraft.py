@@ -26,18 +26,16 @@ body lacks go in their canonical place.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import SECTIONS
 from papernotes.corpus.sections import split_body
+from papernotes.intake.draft_record import digest, record_of
 from papernotes.intake.scaffold import RATING_LINES
 from papernotes.text import is_cjk
 
-DIGEST_KEY = "draft_digest"
-"""Front-matter key of the record: canonical section key -> digest of the text the last draft wrote there."""
 ZH_SHARE = 0.2
 """Share of CJK characters among letters from which text is Chinese. Measured: the 3,248 Chinese reference
 notes 0.28 at the lowest (median 0.66), English notes under 0.01, an extractive zh draft of an English
@@ -55,16 +53,6 @@ SKIP_EDITED = "every section has text the last draft did not write (use --force 
 def is_empty(content: str) -> bool:
     """Blank, or only the scaffold's placeholder lines."""
     return all(not line.strip() or line.strip() in _PLACEHOLDERS for line in content.split("\n"))
-
-
-def digest(text: str) -> str:
-    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:8]
-
-
-def record_of(front: Mapping[Any, Any]) -> dict[str, str]:
-    """The ``draft_digest`` record; ``{}`` when absent or not a mapping of text."""
-    value = front.get(DIGEST_KEY)
-    return {str(k): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True, slots=True)

@@ -302,6 +302,24 @@ class FigureFile:
 
 
 @dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a note came from, as its front matter records it (``draft``, ``import-mkdocs``)."""
+
+    engine: str = ""
+    """Front matter ``draft_engine``: the draft engine that wrote it (``openai``, ``extractive``); ``""``: not drafted."""
+    model: str = ""
+    """Front matter ``draft_model``: the language model, when the engine used one."""
+    prompt: str = ""
+    """Front matter ``draft_prompt``: the prompt file and a digest of its text, e.g. ``draft.zh@1a2b3c4d``."""
+    date: str = ""
+    """Front matter ``draft_date``: the day of the draft, ``YYYY-MM-DD``."""
+    imported_from: str = ""
+    """Front matter ``imported_from.site`` and ``.path``: the MkDocs site and file the note was imported from."""
+    imported_url: str = ""
+    """Front matter ``imported_from.repo``: the imported site's repository (an http(s) URL), or ``""``."""
+
+
+@dataclass(frozen=True, slots=True)
 class NoteContext:
     """``/{VENUE}/{domain}/{slug}/``: one note."""
 
@@ -352,6 +370,17 @@ class NoteContext:
     ``journal``, ``arxiv_id``, ``pdf_url``, plain text to escape; the page's ``citation_*`` meta tags."""
     bibtex: str = ""
     """The paper's BibTeX entry (LaTeX specials already escaped for BibTeX; HTML-escape it), the Cite box."""
+    provenance: Provenance | None = None
+    """Who or what wrote the note and when (the provenance line); ``None`` for a note written by hand."""
+    paper_url: str = ""
+    """Where the body's numbers link (``#page=N`` added): the site's copy of the paper beside the page
+    (``paper.pdf``, with ``publish_pdfs``), else arXiv's PDF; ``""``: the numbers link nowhere."""
+    places_from: str = ""
+    """The paper-cache record the numbers' places come from (the grounding's SHA-256 and the cache file's
+    stat); ``""`` when this corpus never read the paper. Not for display: a new record re-renders the page."""
+    report_url: str = ""
+    """``report_url`` of papernotes.toml filled in for this note (its path and title, URL-encoded); ``""``:
+    no "report a mistake" link."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -452,5 +452,5 @@ def _note_pages(project: Project, cache: BuildCache, key: str, entry: Entry, row
     items = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0]) for r in related)  # type: ignore[arg-type, union-attr]
     pages = note_pages(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
                        Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls,  # type: ignore[arg-type]
-                       items, project.figures)
+                       items, project.figures, project.config)
     return [fingerprinted(page, project.salt) for page in pages]

@@ -124,12 +124,16 @@ TEMPLATE_GLOBALS: dict[str, str] = {
 
 #: Extra variables of ``note.html``: the note's body, rendered at page time.
 NOTE_VARIABLES: dict[str, str] = {
-    "body_html": "The note's Markdown body as sanitised HTML, links to other notes already made relative.",
+    "body_html": "The note's Markdown body as sanitised HTML, links to other notes already made relative, each "
+                 "number grounding found wrapped in `a.num` (or `span.num`) whose `title` says where the paper "
+                 "states it (`site/places.py`).",
     "toc": "The body's `##` headings, each with `id` and `text`.",
     "body_lead_html": "With a teaser figure, the body's summary section when the body opens with it (shown above "
                       "the figure; `body_html` is then the rest); else empty.",
     "has_summary_section": "True when the body has its own summary section (the one-line summary is then not "
                            "repeated above it).",
+    "edited": "The canonical sections a person changed since the last draft (their keys, e.g. `summary`, "
+              "`method`), from front matter `draft_digest`; empty when none was or the note was not drafted.",
 }
 
 
@@ -363,6 +367,12 @@ class Theme:
             html, broken = rewrite_links(html, resolve)
             for href in broken:
                 problems.append(warning(note.path, text_line(text, href), f"broken link: {href}", "broken-link"))
+        edited: tuple[str, ...] = ()
+        if ctx.places_from or (ctx.provenance is not None and ctx.provenance.engine):
+            # lazy: 17 ms (importtime, beside papernotes.site.theme and the build): a drafted note's page only
+            from papernotes.site.places import annotate
+
+            html, edited = annotate(ctx, body, html, self.corpus, self.labels_in(page.lang or self.config.language))
         toc = [h for h in rendered.toc if h.level == 2]
         summary_in_body = any(s.key == "summary" for s in note.sections)
         lead = ""
@@ -372,7 +382,7 @@ class Theme:
             cut = html.find("<h2", html.find("<h2") + 1)
             lead, html = (html, "") if cut < 0 else (html[:cut], html[cut:])
         return {"body_html": html, "body_lead_html": lead, "toc": toc, "has_summary_section": summary_in_body,
-                "body_has_math": rendered.has_math}, problems
+                "body_has_math": rendered.has_math, "edited": edited}, problems
 
 
 def template_loader(theme_dir: Path | None) -> jinja2.BaseLoader:

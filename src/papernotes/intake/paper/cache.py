@@ -11,26 +11,26 @@ import gzip
 import json
 from pathlib import Path
 
-from papernotes.layout import CACHE_DIR
+from papernotes.layout import CACHE_DIR, PAPERS_DIR, paper_cache_file
 from papernotes.intake.paper.model import PaperText
 from papernotes.disk import atomic_write
 
 READER_VERSION = 5
 """Bump when extraction, layout, cleanup or sectioning changes what a PDF reads as."""
-FOLDER = "papers"
+FOLDER = PAPERS_DIR
 
 
 def cache_dir(corpus: Path) -> Path:
     return corpus / CACHE_DIR / FOLDER
 
 
-def _file(folder: Path, sha256: str) -> Path:
-    return folder / sha256[:2] / f"{sha256}.json.gz"
+def cache_file(folder: Path, sha256: str) -> Path:
+    return Path(paper_cache_file(str(folder), sha256))
 
 
 def load(folder: Path, sha256: str) -> PaperText | None:
     try:
-        data = json.loads(gzip.decompress(_file(folder, sha256).read_bytes()))
+        data = json.loads(gzip.decompress(cache_file(folder, sha256).read_bytes()))
         if data.get("reader") != READER_VERSION:
             return None
         return PaperText.from_dict(data["paper"])
@@ -40,4 +40,4 @@ def load(folder: Path, sha256: str) -> PaperText | None:
 
 def save(folder: Path, paper: PaperText) -> None:
     payload = json.dumps({"reader": READER_VERSION, "paper": paper.to_dict()}, ensure_ascii=False)
-    atomic_write(_file(folder, paper.sha256), gzip.compress(payload.encode("utf-8"), compresslevel=6, mtime=0))
+    atomic_write(cache_file(folder, paper.sha256), gzip.compress(payload.encode("utf-8"), compresslevel=6, mtime=0))
