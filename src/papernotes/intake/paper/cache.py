@@ -1,4 +1,4 @@
-"""Reading stage, cache: what reading a PDF found, stored by the SHA-256 of its PDF under ``CORPUS/.papernotes/papers/``.
+"""Reading stage, cache: what reading a PDF found, by the SHA-256 of its PDF, under ``CORPUS/.papernotes/papers/``.
 
 In: a ``PaperText`` or a ``FigureRecord`` (or a hash to look up). Out: the same record read back, or ``None``
 when absent, stale or damaged. One gzip'd JSON file per paper, written atomically, so a killed run leaves either
