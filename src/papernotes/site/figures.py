@@ -200,7 +200,11 @@ class FigureStore:
         """The figure record of the PDF ``sha``: cached, else found in the PDF at ``paper`` (and stored)."""
         if (found := self._cached(sha)) is not None:
             return found
-        self._records[sha] = record = _find(self.root, paper, sha, self.papers_folder)
+        try:
+            data = _read_pdf(self.root, paper)
+        except (OSError, ValueError) as exc:  # said on the page, not kept: looked at again next build
+            return _reading_cache().FigureRecord(sha, (), (), f"cannot read it: {exc}")
+        self._records[sha] = record = _find(paper, sha, self.papers_folder, data)
         return record
 
     # -- the images
@@ -279,7 +283,7 @@ class FigureStore:
         except (OSError, ValueError):
             return paper, (0, 0), None, None, {}
         sha = hashlib.sha256(data).hexdigest()
-        record = self._cached(sha) or _find(self.root, paper, sha, self.papers_folder, data)
+        record = self._cached(sha) or _find(paper, sha, self.papers_folder, data)
         by_number = shown_figures(record)
         missing = [by_number[n] for n in wanted_figures(by_number, numbers)
                    if not self._have(image_key(sha, by_number[n]))]
@@ -335,19 +339,16 @@ def _read_pdf(root: Path, paper: str) -> bytes:
     return data
 
 
-def _find(root: Path, paper: str, sha: str, papers: Path, data: bytes | None = None) -> FigureRecord:
-    """Find the figures of the PDF at ``paper`` as reading it does, and store them in the reading cache."""
+def _find(paper: str, sha: str, papers: Path, data: bytes) -> FigureRecord:
+    """Find the figures of the PDF ``data`` (at ``paper``) as reading it does, and store them in the reading
+    cache ``papers``."""
     # lazy: 245 ms (importtime at load 17, beside papernotes.site.figures): the reading modules, only for a
     # PDF whose figures were never found
-    from papernotes.intake.paper.cache import FigureRecord, save_figures
     from papernotes.intake.paper.read import figure_record
 
+    record = figure_record(paper, data, sha)
     try:
-        record = figure_record(paper, data if data is not None else _read_pdf(root, paper), sha)
-    except (OSError, ValueError) as exc:  # not read: said on the page, looked at again next build
-        return FigureRecord(sha, (), (), f"cannot read it: {exc}")
-    try:
-        save_figures(papers, record)
+        _reading_cache().save_figures(papers, record)
     except OSError:  # a read-only corpus still shows its figures; they are found again next time
         pass
     return record
