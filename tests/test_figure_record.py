@@ -130,6 +130,7 @@ def test_a_cold_cache_filled_by_workers_is_the_one_the_next_build_reads(tmp_path
     names = ("one", "two", "three")
     root = corpus(tmp_path, *names)
     monkeypatch.setattr(site_figures, "PARALLEL_PAPERS", 2)
+    monkeypatch.setattr(site_figures, "can_fork", lambda: True)  # whatever threads the test runner left
     shared = counting(monkeypatch, site_figures, "share")
     assert not build(root, tmp_path / "site", workers=2).errors
     assert shared == [1]  # the papers went to forked workers
