@@ -161,11 +161,11 @@ class Builder:
             from papernotes.site.figures import FigureStore
 
             project = open_project(self.root)
-            # without the build cache, a folder of this builder's (as the parse records live in memory)
-            folder = self.cache_file.parent / "figures" if self.cache_file is not None else Path(
-                self._scratch.name)  # type: ignore[union-attr]
+            # without the build cache, folders of this builder's (as the parse records live in memory)
+            scratch = Path(self._scratch.name) if self._scratch is not None else None
+            folder = self.cache_file.parent / "figures" if scratch is None else scratch / "figures"
             self._project = replace(project, figures=FigureStore(project.root, folder, project.config.figures,
-                                                                 self.workers))
+                                                                 self.workers, scratch and scratch / "papers"))
         return self._project
 
     def build(self, *, strict: bool = False, edited: Collection[str] | None = None,
