@@ -22,7 +22,7 @@ from papernotes.taxonomy import Taxonomy
 if TYPE_CHECKING:
     from papernotes.intake.paper.model import PaperText
 
-FIELD_WEIGHTS = {"title": 1.0, "keywords": 1.0, "summary": 1.0, "track": 1.0, "abstract": 0.5, "headings": 0.5,
+FIELD_WEIGHTS = {"title": 1.0, "keywords": 1.0, "summary": 1.0, "track": 1.0, "abstract": 0.75, "headings": 0.5,
                  "paper": 0.25}
 """Weight of a phrase by where it was found (times its own: 1 for a rule, ``HINT_WEIGHT`` for a hint)."""
 PAPER_MIN_COUNT = 3
@@ -32,7 +32,11 @@ VENUE_WEIGHT = 0.5
 ARXIV_WEIGHT = 1.0
 """Evidence the note's arXiv primary category (front matter ``arxiv_category``) gives a domain listing it."""
 ABSORB_MIN = 1.0
-"""Own evidence a domain needs before the evidence of the domains it ``absorbs`` counts for it."""
+"""Own evidence a domain needs, from clues of weight ``STRONG`` or more, before the evidence of the domains it
+``absorbs`` counts for it: a hint or two ("action", "3D") do not make a robotics paper."""
+STRONG = 0.75
+"""A clue this heavy is a rule phrase where a paper says what it is about (title, keywords, summary, track,
+abstract) or the arXiv category."""
 TRACK_KEYS = ("track", "workshop")
 """Front-matter keys naming a track or workshop of the venue (read as a field of weight 1)."""
 ARXIV_KEYS = ("arxiv_category", "primary_category")
@@ -103,12 +107,15 @@ def evidence(found: list[Clue], taxonomy: Taxonomy) -> tuple[dict[str, float], d
     of its own took the evidence of the domains it ``absorbs`` (the one with the most own evidence, when
     several absorb one); and which domain took which."""
     own: dict[str, float] = {}
+    strong: dict[str, float] = {}
     for clue in found:
         own[clue.domain] = own.get(clue.domain, 0.0) + clue.weight
+        if clue.weight >= STRONG:
+            strong[clue.domain] = strong.get(clue.domain, 0.0) + clue.weight
     taken: dict[str, str] = {}
     for slug, weight in sorted(own.items(), key=lambda item: -item[1]):  # strongest first
         domain = taxonomy.domains.get(slug)
-        if domain is None or weight < ABSORB_MIN:
+        if domain is None or strong.get(slug, 0.0) < ABSORB_MIN:
             continue
         for other in domain.absorbs:
             if other in own and other not in taken and other not in taken.values() and slug not in taken:
