@@ -107,7 +107,9 @@ def predict(notes: Sequence[Note], taxonomy: Taxonomy, settings: Settings = Sett
         top = tuple((classes[j], round(float(probs[i, j]), 4)) for j in best[i])
         second = top[1][0] if len(top) > 1 and top[1][1] >= SECONDARY_MIN else None
         found = clues(note, taxonomy)
-        why = explain(found, evidence(found, taxonomy)[1], top[0][0]) + words.get(i, ())
+        said = {c.phrase.casefold() for c in found}
+        why = explain(found, evidence(found, taxonomy)[1], top[0][0])
+        why += tuple(w for w in words.get(i, ()) if w.rsplit(" (", 1)[0] not in said)
         out.append(Prediction(note.path, note.id, note.title, note.domain, top, second,
                               tuple(t.slug for t in note_topics(note, taxonomy)), sources[i], note.line_of("domain"),
                               why))
@@ -162,11 +164,11 @@ def _features(notes: Sequence[Note], rules: np.ndarray, settings: Settings) -> t
     full = tfidf([model_text(n) for n in notes])
     if full is None:
         return None
-    blocks, names = [full[0]], list(full[1])
+    blocks, names = [full[0]], [f"{word} (word)" for word in full[1]]
     head = tfidf(["\n".join((n.title, " ".join(n.keywords))).casefold() for n in notes])
     if head is not None and settings.title_weight:
         blocks.append(settings.title_weight * head[0])
-        names += [f"{word} (title)" for word in head[1]]
+        names += [f"{word} (title word)" for word in head[1]]
     if settings.rule_weight:
         blocks.append(sparse.csr_matrix(settings.rule_weight * np.log1p(rules)))
         names += ["" for _ in range(rules.shape[1])]  # the rules' clues are named from the note itself
