@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from papernotes.classify.phrases import PhraseIndex
+from papernotes.phrases import PhraseIndex
 from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
@@ -118,7 +118,7 @@ class Taxonomy:
     """Search synonym groups: a query that is one of a group's terms also finds the others."""
     whole_terms: tuple[str, ...] = ()
     """Terms that contain a rule phrase but mean something else (``位置编码`` holds ``编码``): a rule never
-    matches inside one (``classify.phrases``)."""
+    matches inside one (``papernotes.phrases``)."""
 
     def venue(self, venue_id: str) -> Venue:
         """The venue record for an id; unknown series still get a name, year and date."""

@@ -1,7 +1,7 @@
 """Classify stage (rules): the topics a note belongs to, and the rule counts the learned model reads.
 
 In: a ``Note`` and the ``Taxonomy``. Out: the topics the note belongs to — its own ``topics:`` or every topic
-whose rule phrases it holds as whole terms (``classify.phrases``) in the fields the topic reads — and, for
+whose rule phrases it holds as whole terms (``papernotes.phrases``) in the fields the topic reads — and, for
 the learned model, the number of distinct rule phrases of each domain in its title, keywords and summary.
 Pure functions.
 """

@@ -1,4 +1,4 @@
-"""Classify stage, the matcher: which taxonomy phrases a text holds, as whole terms.
+"""Whole-term phrase matching: which taxonomy phrases a text holds (classify's domains and topics).
 
 In: the phrases of a taxonomy (each with its owner, a domain or topic slug, and a weight) and a list of
 other whole terms; then any text. Out: the ``Hit``s, one per phrase the text holds as a whole term.
