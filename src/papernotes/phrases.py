@@ -21,15 +21,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from papernotes.text import CJK, LATIN, fold, is_cjk, stem
+from papernotes.text import CJK, LATIN, fold, stem
 
-_TERM = re.compile(f"[{LATIN}]+|[{CJK}]")
-_JOIN = re.compile(r"[ \t\-\u2010\u2011]*")
+_TERM = re.compile(f"([{LATIN}]+)|[{CJK}]+")
+_GAP = " \t-\u2010\u2011"
 """What may stand between two terms of one phrase: nothing, spaces or hyphens (not a line break or a
 punctuation mark, which end a phrase)."""
 
 
-def terms(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+def terms(text: str) -> tuple[list[str], list[bool]]:
     """The terms of ``text`` (folded and case-folded here) and, for each, whether it follows the previous
     one directly (only spaces or hyphens between them)."""
     folded = fold(text).casefold()
@@ -37,11 +37,17 @@ def terms(text: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
     joined: list[bool] = []
     end = 0
     for m in _TERM.finditer(folded):
-        word = m.group(0)
-        words.append(word if is_cjk(word) else stem(word))
-        joined.append(_JOIN.fullmatch(folded, end, m.start()) is not None)
+        start = m.start()
+        joined.append(start == end or not folded[end:start].strip(_GAP))
+        if m.group(1) is None:  # a run of Chinese characters: one term each, each right after the last
+            run = m.group(0)
+            words.extend(run)
+            joined.extend([True] * (len(run) - 1))
+        else:
+            word = m.group(1)
+            words.append(stem(word) if word[-1] == "s" else word)
         end = m.end()
-    return tuple(words), tuple(joined)
+    return words, joined
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +81,7 @@ class PhraseIndex:
     @staticmethod
     def _key(phrase: str) -> tuple[str, ...]:
         words, joined = terms(phrase)
-        return words if all(joined[1:]) else ()  # a phrase with punctuation inside could never match
+        return tuple(words) if all(joined[1:]) else ()  # a phrase with punctuation inside could never match
 
     def hits(self, text: str) -> list[Hit]:
         """One ``Hit`` per (phrase, owner) that ``text`` holds as a whole term, in the order found."""
@@ -91,7 +97,7 @@ class PhraseIndex:
             step = 1
             for key in by_first.get(words[i], ()):
                 k = len(key)
-                if words[i:i + k] == key and all(joined[i + 1:i + k]):
+                if tuple(words[i:i + k]) == key and all(joined[i + 1:i + k]):
                     for owner, (phrase, weight) in owners.get(key, {}).items():
                         hit = Hit(owner, phrase, weight)
                         found[hit] = found.get(hit, 0) + 1
