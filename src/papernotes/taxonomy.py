@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from papernotes.phrases import PhraseIndex
 from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
@@ -30,6 +31,8 @@ _TRAILING_NUMBER = re.compile(r"\d+$")
 _LISTED = "`papernotes taxonomy {kind}` lists them"
 DEFAULT_VENUE_ICON = "📄"
 DEFAULT_DOMAIN_ICON = "📂"
+HINT_WEIGHT = 0.5
+"""Weight of a domain's ``hints`` as evidence, against 1 for its ``rules``."""
 VENUE_KINDS = ("conference", "journal", "preprint")
 """What a series publishes (its ``kind``): how a citation names it (``cite.py``)."""
 
@@ -63,9 +66,19 @@ class Domain:
     zh: str
     en: str
     rules: tuple[str, ...] = field(default=(), repr=False)
+    """Phrases that name the domain (weight 1 as evidence for the rules classifier)."""
     order: int = 0
     """Position in the taxonomy file; ties in counts are broken by it."""
     known: bool = True
+    hints: tuple[str, ...] = field(default=(), repr=False)
+    """Phrases that point at the domain but also occur elsewhere (weight ``HINT_WEIGHT``)."""
+    absorbs: tuple[str, ...] = field(default=(), repr=False)
+    """Broader or technique domains whose evidence counts for this one when a note holds this one's own: a
+    segmentation method for MRI is medical imaging, chain-of-thought for an LLM is LLM reasoning."""
+    venues: tuple[str, ...] = field(default=(), repr=False)
+    """Venue series (``MICCAI``) and track or workshop names whose papers are mostly of this domain."""
+    arxiv: tuple[str, ...] = field(default=(), repr=False)
+    """arXiv categories (``cs.CL``) whose primary papers are mostly of this domain."""
 
     def name(self, lang: str) -> str:
         return self.en if lang == "en" else self.zh
@@ -79,6 +92,8 @@ class Topic:
     rules: tuple[str, ...] = field(default=(), repr=False)
     order: int = 0
     known: bool = True
+    fields: tuple[str, ...] = field(default=(), repr=False)
+    """Note fields the rules read (``title``, ``keywords``, ``summary``); empty: all three."""
 
     def name(self, lang: str) -> str:
         return self.en if lang == "en" else self.zh
@@ -96,66 +111,6 @@ class Series:
     """``conference``, ``journal`` or ``preprint`` (``VENUE_KINDS``)."""
 
 
-class PhraseIndex:
-    """Case-insensitive search for many phrases at once; ASCII phrases must stand as whole words
-    (a trailing plural ``s`` allowed).
-
-    ASCII phrases are indexed by their first word and checked only where a text
-    word equals it; other phrases (Chinese) are plain substring tests. Much faster
-    than one regex per rule or one big alternation, which matters because rules
-    run over every note on a cold build.
-    """
-
-    _WORD = re.compile(r"[a-z0-9]+")
-
-    def __init__(self, owned: list[tuple[str, str]]) -> None:
-        self.owners: dict[str, list[str]] = {}
-        for phrase, owner in owned:
-            folded = phrase.casefold()
-            if folded and owner not in self.owners.setdefault(folded, []):
-                self.owners[folded].append(owner)
-        self.by_first_word: dict[str, list[str]] = {}
-        self.substrings: list[str] = []
-        for phrase in self.owners:
-            first = self._WORD.match(phrase) if phrase.isascii() else None
-            if first is not None and first.start() == 0:
-                self.by_first_word.setdefault(first.group(0), []).append(phrase)
-            else:
-                self.substrings.append(phrase)
-
-    def hits(self, folded: str) -> list[tuple[str, str]]:
-        """``(owner, phrase)`` for every phrase found in ``folded`` (text passed through ``str.casefold``)."""
-        found: dict[str, None] = {}
-        n = len(folded)
-        by_first = self.by_first_word
-        for m in self._WORD.finditer(folded):
-            word = m.group(0)
-            candidates = by_first.get(word)
-            if not candidates and word.endswith("s"):
-                candidates = by_first.get(word[:-1])  # "transformers" finds "transformer"
-            if not candidates:
-                continue
-            start = m.start()
-            if start > 0 and _is_word(folded[start - 1]):
-                continue  # e.g. "llm" inside "éllm"; ASCII letters already split by the regex
-            for phrase in candidates:
-                end = start + len(phrase)
-                if not folded.startswith(phrase, start):
-                    continue
-                if end < n and folded[end] == "s" and phrase[-1].isalpha():
-                    end += 1  # a plain plural still counts: "agents", "language models"
-                if end >= n or not _is_word(folded[end]):
-                    found[phrase] = None
-        for phrase in self.substrings:
-            if phrase in folded:
-                found[phrase] = None
-        return [(owner, phrase) for phrase in found for owner in self.owners[phrase]]
-
-
-def _is_word(ch: str) -> bool:
-    return ch.isascii() and ch.isalnum()
-
-
 @dataclass(frozen=True)
 class Taxonomy:
     series: dict[str, Series]
@@ -167,6 +122,9 @@ class Taxonomy:
     _topic_names: dict[str, str] = field(default_factory=dict)
     synonyms: tuple[tuple[str, ...], ...] = ()
     """Search synonym groups: a query that is one of a group's terms also finds the others."""
+    whole_terms: tuple[str, ...] = ()
+    """Terms that contain a rule phrase but mean something else (``位置编码`` holds ``编码``): a rule never
+    matches inside one (``papernotes.phrases``)."""
 
     def venue(self, venue_id: str) -> Venue:
         """The venue record for an id; unknown series still get a name, year and date."""
@@ -260,11 +218,13 @@ class Taxonomy:
 
     @cached_property
     def topic_index(self) -> PhraseIndex:
-        return PhraseIndex([(rule, t.slug) for t in self.topics.values() for rule in t.rules])
+        return PhraseIndex([(rule, t.slug, 1.0) for t in self.topics.values() for rule in t.rules], self.whole_terms)
 
     @cached_property
     def domain_index(self) -> PhraseIndex:
-        return PhraseIndex([(rule, d.slug) for d in self.domains.values() for rule in d.rules])
+        return PhraseIndex([(phrase, d.slug, weight) for d in self.domains.values()
+                            for phrases, weight in ((d.rules, 1.0), (d.hints, HINT_WEIGHT)) for phrase in phrases],
+                           self.whole_terms)
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -350,11 +310,15 @@ def _str_field(entry: dict[str, Any], name: str, where: tuple[str, int], problem
     return default
 
 
-def _rules(entry: dict[str, Any], where: tuple[str, int], problems: list[Diagnostic]) -> tuple[str, ...]:
-    value = entry.get("rules", [])
+def _rules(entry: dict[str, Any], where: tuple[str, int], problems: list[Diagnostic],
+           key: str = "rules", old: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A list of phrases; ``old`` (an overridden entry's) when the key is absent."""
+    if key not in entry:
+        return old
+    value = entry[key]
     if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
         return tuple(value)
-    problems.append(error(where[0], where[1], "`rules` must be a list of non-empty strings", "taxonomy"))
+    problems.append(error(where[0], where[1], f"`{key}` must be a list of non-empty strings", "taxonomy"))
     return ()
 
 
@@ -368,6 +332,8 @@ class _Loader:
         self.domains: dict[str, Domain] = {}
         self.topics: dict[str, Topic] = {}
         self.synonyms: list[tuple[str, ...]] = []
+        self.whole_terms: list[str] = []
+        self.domain_where: dict[str, tuple[str, int]] = {}
         self.digest = hashlib.sha256()
 
     def _load(self, path: Path, label: str) -> tuple[dict[str, Any], str]:
@@ -431,13 +397,18 @@ class _Loader:
                 self.problems.append(error(*where, f"domain slug {slug!r} must be lower-case letters, digits, _ or -", "taxonomy"))
                 continue
             old = self.domains.get(slug)
+            self.domain_where[slug] = where
             self.domains[slug] = Domain(
                 slug=slug,
                 icon=_str_field(entry, "icon", where, self.problems, False, old.icon if old else DEFAULT_DOMAIN_ICON),
                 zh=_str_field(entry, "zh", where, self.problems, old is None, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, old is None, old.en if old else ""),
-                rules=_rules(entry, where, self.problems) if "rules" in entry or not old else old.rules,
+                rules=_rules(entry, where, self.problems, "rules", old.rules if old else ()),
                 order=old.order if old else len(self.domains),
+                hints=_rules(entry, where, self.problems, "hints", old.hints if old else ()),
+                absorbs=_rules(entry, where, self.problems, "absorbs", old.absorbs if old else ()),
+                venues=_rules(entry, where, self.problems, "venues", old.venues if old else ()),
+                arxiv=_rules(entry, where, self.problems, "arxiv", old.arxiv if old else ()),
             )
 
     def topic_file(self, path: Path) -> None:
@@ -453,9 +424,15 @@ class _Loader:
                 slug=slug,
                 zh=_str_field(entry, "zh", where, self.problems, old is None, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, old is None, old.en if old else ""),
-                rules=_rules(entry, where, self.problems) if "rules" in entry or not old else old.rules,
+                rules=_rules(entry, where, self.problems, "rules", old.rules if old else ()),
                 order=old.order if old else len(self.topics),
+                fields=_rules(entry, where, self.problems, "fields", old.fields if old else ()),
             )
+            if unknown := set(self.topics[slug].fields) - {"title", "keywords", "summary"}:
+                self.problems.append(error(*where, f"topic {slug}: `fields` may name title, keywords and summary, "
+                                                   f"not {', '.join(sorted(unknown))}", "taxonomy"))
+        self.whole_terms.extend(_rules(data, (str(path), text_line(text, "whole_terms")), self.problems,
+                                       "whole_terms"))
 
     def synonym_file(self, path: Path) -> None:
         data, text = self._load(path, "search synonyms")
@@ -470,6 +447,11 @@ class _Loader:
                                                             "non-empty strings", "taxonomy"))
 
     def result(self) -> Taxonomy:
+        for d in self.domains.values():
+            for slug in d.absorbs:
+                if slug not in self.domains:
+                    self.problems.append(error(*self.domain_where[d.slug], f"domain {d.slug}: `absorbs` names an unknown domain "
+                                                             f"`{slug}`", "taxonomy"))
         if self.problems:
             raise ConfigError(self.problems)
         names: dict[str, str] = {}
@@ -477,7 +459,7 @@ class _Loader:
             for name in (topic.en, topic.zh, topic.slug):
                 names[name.casefold()] = topic.slug
         return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
-                        self.digest.hexdigest()[:16], names, tuple(self.synonyms))
+                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), tuple(self.whole_terms))
 
 
 def shipped_file(name: str) -> Path:
