@@ -312,9 +312,14 @@ def _derived(q: Quantity, same_line: list[float], grounded: list[float]) -> bool
     return False
 
 
-def ground(numbers: list[Quantity], paper: PaperText) -> list[Finding]:
-    """A finding per stated number (claims only), in note order."""
-    index = PaperIndex(paper_numbers(paper))
+def paper_index(paper: PaperText) -> PaperIndex:
+    """The index ``ground`` looks numbers up in; made once to ground many texts against one paper."""
+    return PaperIndex(paper_numbers(paper))
+
+
+def ground(numbers: list[Quantity], paper: PaperText, index: PaperIndex | None = None) -> list[Finding]:
+    """A finding per stated number (claims only), in note order (``index``: the paper's, when already made)."""
+    index = index if index is not None else paper_index(paper)
     hows = [support(q, index) for q in numbers]
     grounded = [q.value for q, how in zip(numbers, hows) if how and not q.signed]
     by_line: dict[int, list[float]] = {}
