@@ -28,10 +28,10 @@ from papernotes.intake.words import DATA
 _PATTERNS = {key: re.compile(value, re.I) for key, value in DATA["parts"].items()}
 MIN_CHARS, MAX_CHARS = 25, 450
 """A quoted sentence's length: shorter ones are fragments (a label, "Contributions:"), longer ones run-ons."""
-_MARK = re.compile(rf"(?<=[^\W\d_])[{SUPERSCRIPTS}]+|[{SUPERSCRIPTS}]+\s*(?=[^\W\d_])|\s?[{FOOTNOTE_SYMBOLS}]+(?=[\s.,;:)]|$)"
+_MARK = re.compile(rf"(?<=[^\W\d_]{{2}})[{SUPERSCRIPTS}]+(?![\w-])|[{SUPERSCRIPTS}]+\s*(?=[^\W\d_])|\s?[{FOOTNOTE_SYMBOLS}]+(?=[\s.,;:)]|$)"
                    rf"|(?<![^\s(])[{FOOTNOTE_SYMBOLS}]+\s*")
-"""A footnote mark on a word (``heads⁴``, ``⁵We``, ``Vaswani∗``, ``†Corresponding``); an exponent after a digit is
-not one (``10²⁰``)."""
+"""A footnote mark on a word (``heads⁴``, ``⁵We``, ``Vaswani∗``, ``†Corresponding``); an exponent after a digit
+(``10²⁰``) or a letter (``d²``) is not one, nor a superscript inside a name (``R²-Guard``)."""
 _HEADING = re.compile(r"(?<![\w.])(?:\d{1,2}|[IVX]{1,4})\.?\s+[A-Z]{2,}(?:\s+[A-Z]{2,})*\s+[A-Z][a-z]"
                       r"|^\d{1,2}(?:\.\d{1,2})+\s+[A-Z]")
 """A section number run into the text: ``… 1 INTRODUCTION``, ``3.2 Training …`` at the start."""

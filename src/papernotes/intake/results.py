@@ -46,6 +46,8 @@ _RESULT_NUMBER = re.compile(r"\d+\.\d+|\d+(?:\.\d+)?\s*(?:%|％|×|x\b|倍|point
 _CELLS = re.compile(r"\s{2,}")
 _VALUE = re.compile(r"[-+−±~×]?\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|×|x|[kKMB])?(?:\s*(?:±|\+|-|−|/)\s*\d[\d.,]*%?)?"
                     r"(?:\s*\(\s*[-+−±]?\s*\d[\d.,]*%?\s*\))?[*†‡↑↓]*|[-–—✓✗✔✘]|N/?A|n/?a|OOM|OOT")
+_SPLIT_VALUE = re.compile(r"\d+(?: \d+)+")
+"""Digit groups a space apart: a number whose decimal point a reader lost (``43 98``) or thousands (``2 600``)."""
 _COINED_START = re.compile(r"[a-z]+[A-Z0-9]")
 """A sentence may start lowercase with a name: "mAP rises to 45.2.", "iPhone runs at 12 fps."."""
 _STEP = re.compile(r"(?:^|\s)\d{1,3}:\s+\S")
@@ -211,7 +213,7 @@ def _names(cells_: list[str], name: str) -> bool:
 
 def _kind(row: list[str]) -> str:
     """``numbers`` (labels, then values), ``merged`` (words after values: two rows run together) or ``words``."""
-    values = [bool(_VALUE.fullmatch(c)) for c in row]
+    values = [bool(_VALUE.fullmatch(c) or _SPLIT_VALUE.fullmatch(c)) for c in row]
     if not any(values) or not any(NUMBER.search(c) for c in row):
         return "words"
     first = values.index(True)
