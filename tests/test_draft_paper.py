@@ -215,7 +215,7 @@ def test_chinese_notes_get_the_chinese_prompts_and_repair_list(tmp_path: Path) -
         draft(corpus, limit=1)
     first, repair = server.requests
     assert first.user_text.startswith("标题：Let's Verify Step by Step\n")
-    assert "论文全文：\n## Title, authors and abstract [p. 1]" in first.user_text
+    assert "论文全文：\n## 1 Introduction [p. 1]" in first.user_text  # the front matter is the prompt's own
     assert "请通读全文" in first.body["messages"][0]["content"]
     page = page_of(paper, "0.5131")
     assert f"- 0.673（位于“实验关键数据”）；论文中最接近的数字是 0.5131（第 {page} 页）" in last_user(repair.body)

@@ -73,6 +73,11 @@ def note_prose(sentence: str) -> str:
     return "" if numbers >= 4 and numbers >= 0.3 * len(words) else text
 
 
+def is_byline(paragraph: str) -> bool:
+    """An e-mail, an affiliation or an author footnote ("∗ Equal contribution", "Work done while at …")."""
+    return _PATTERNS["byline"].search(paragraph) is not None
+
+
 def _sentences(section: Section) -> Iterator[Quote]:
     title = section.title or section.heading
     for paragraph in section.paragraphs:
