@@ -162,7 +162,7 @@ def test_a_redraft_replaces_the_sections_and_keeps_what_a_person_wrote(tmp_path:
         path = corpus / REL
         first = path.read_text(encoding="utf-8")
         assert "摘自摘要" in section(first, "background") and read(first)[0]["draft_digest"].keys() == {
-            "summary", "background", "method", "experiments", "highlights", "limitations", "related"}
+            "summary", "background", "method", "experiments", "highlights", "limitations", "related", "keywords"}
         # a person rewrites one section, then sets the note back to a stub and drafts it with a model
         edited = "我自己重写的方法介绍：LoRA 冻结原权重，只训练低秩矩阵。"
         method = "## 方法详解\n" + section(first, "method")  # the heading too: other sections may say the same
@@ -188,6 +188,25 @@ def test_a_redraft_replaces_the_sections_and_keeps_what_a_person_wrote(tmp_path:
         assert third.count(own) == 1
     code, out, err = run("check", str(corpus), "--no-classifier", "--no-formulas")
     assert "doubled-section" not in err and "appears twice" not in err
+
+
+def test_a_redraft_replaces_the_keywords_the_last_draft_wrote(tmp_path: Path) -> None:
+    with LLMServer() as server:
+        source = stub().replace("status: stub", "keywords:\n  - parameter-efficient fine-tuning\nstatus: stub")
+        corpus = corpus_with(tmp_path / "c", {REL: source}, server)
+        assert draft(corpus, engine="extractive").drafted == (REL,)
+        path = corpus / REL
+        extractive = read(path.read_text(encoding="utf-8"))[0]["keywords"]
+        assert "parameter-efficient fine-tuning" in extractive and len(extractive) > 2  # the source's, kept beside
+        code, out, _ = run("draft", str(corpus), "--force")
+        assert code == 0 and "1 note(s) drafted with openai" in out
+        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == ["test keyword", "LoRA"]  # replaced, not merged
+        # a list a person edited since stays theirs, first, and the draft's joins it
+        set_stub(path)
+        path.write_text(update(path.read_text(encoding="utf-8"), {"keywords": ["low-rank adapters"]}), encoding="utf-8")
+        code, out, _ = run("draft", str(corpus), "--force")
+        assert code == 0
+        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == ["low-rank adapters", "test keyword", "LoRA"]
 
 
 def test_a_note_doubled_by_an_old_redraft_is_skipped_then_mended_with_force(tmp_path: Path) -> None:

@@ -43,12 +43,15 @@ from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path
 from papernotes.intake.prompt import json_object
 from papernotes.intake.redraft import (
     DIGEST_KEY,
+    KEYWORDS,
     SECTION_KEYS,
     decide,
     digest,
     heading_language,
+    keywords_digest,
     language,
     merge,
+    own_keywords,
     prose,
     record_of,
 )
@@ -259,9 +262,12 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
     written = {key: text.split("\n", 1)[1] if "\n" in text else "" for key, text in parts if key}
     record = {k: v for k, v in record_of(stub.front).items() if k not in stub.keep}
     record.update((key, digest(text)) for key, text in written.items())
-    source = stub.front.get("keywords") if isinstance(stub.front.get("keywords"), list) else []
+    own = own_keywords(stub.front)
+    keywords = _merge_keywords(own, drafted.keywords) if own and isinstance(stub.front.get("draft_engine"), str) \
+        else _merge_keywords(drafted.keywords, own)  # a person's edit first; a source's after the draft's
+    record[KEYWORDS] = keywords_digest(keywords)
     summary = drafted.summary if "summary" in written else stub.text("summary")
-    front: dict[str, Any] = {"draft_error": DELETE, "keywords": _merge_keywords(drafted.keywords, source),
+    front: dict[str, Any] = {"draft_error": DELETE, "keywords": keywords,
                              "lang": language(f"{summary}\n{prose(parts)}"), "status": "drafted",
                              "draft_engine": drafted.engine, DIGEST_KEY: record,
                              "grounding": grounding.to_front() if grounding is not None else DELETE}

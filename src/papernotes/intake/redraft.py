@@ -19,6 +19,12 @@ text no longer matches is the person's: a redraft keeps it where it is, and
 drafted before the record existed) every section with text is the person's.
 A draft that would keep every section is not made: the note is skipped.
 
+Keywords follow the same rule: the record holds a digest of the list the last draft wrote (``keywords``), and a
+redraft replaces that list instead of adding to it (``own_keywords``); a list a person changed since is theirs and
+stays first, and before the first draft the keywords a source gave (OpenReview's, a BibTeX entry's) are kept
+beside the draft's. A drafted note from before the record kept no keywords of a person's apart, so its list is the
+draft's.
+
 A redraft replaces each canonical section in place, the first time its heading
 appears; later copies of a replaced section (the doubled headings an earlier
 redraft left) go, text of the person's own stays where it is, and sections the
@@ -80,6 +86,25 @@ def split_body(body: str) -> tuple[str, list[Part]]:
 def is_empty(content: str) -> bool:
     """Blank, or only the scaffold's placeholder lines."""
     return all(not line.strip() or line.strip() in _PLACEHOLDERS for line in content.split("\n"))
+
+
+KEYWORDS = "keywords"
+"""Key of the keyword list's digest in the record (beside the section keys)."""
+
+
+def keywords_digest(keywords: Iterable[str]) -> str:
+    return digest("\n".join(str(k).strip().casefold() for k in keywords))
+
+
+def own_keywords(front: Mapping[Any, Any]) -> list[str]:
+    """The note's keywords a draft keeps beside its own: a source's before the first draft, a person's edit since
+    the last one; ``[]`` when the list is what the last draft wrote."""
+    value = front.get("keywords")
+    keywords = [str(k) for k in value] if isinstance(value, list) else []
+    if not isinstance(front.get("draft_engine"), str):
+        return keywords  # never drafted: the source's own keywords
+    written = record_of(front).get(KEYWORDS)
+    return keywords if written is not None and written != keywords_digest(keywords) else []
 
 
 def digest(text: str) -> str:
