@@ -4,7 +4,7 @@ In: a ``PaperText``. Out: ``Quote`` records — sentences with the page they
 start on and the heading of the section they come from — for each part of a
 note: the introduction's problem and gap (``background``), the method
 section's opening (``method_opening``), the contribution list
-(``contributions``), the limitations section or the conclusion's caveats
+(``contributions``; else the sentences that claim something, ``claims``), the limitations section or the conclusion's caveats
 (``limitations``) and the related-work section's opening (``related``).
 
 Every sentence goes through ``note_prose`` first: a note quotes prose, so a
@@ -148,6 +148,11 @@ def contributions(paper: PaperText, limit: int = 5) -> list[Quote]:
             return out[:limit]
         out = []
     return []
+
+
+def claims(paper: PaperText, limit: int = 3) -> list[Quote]:
+    """The introduction's sentences that say what the paper shows or brings ("We show …", "We introduce …")."""
+    return [q for q in introduction(paper) if _PATTERNS["claim"].search(q.text)][:limit]
 
 
 def method_opening(paper: PaperText, limit: int = 3) -> list[Quote]:

@@ -1,15 +1,26 @@
-"""Draft engine ``extractive``: offline, no model; sentences of the abstract and of the paper, marked as such.
+"""Draft engine ``extractive``: offline, no model; a note made of the paper's own parts, marked as such.
 
 In: a ``DraftJob``. Out: each stub drafted from its abstract
 (``papernotes.intake.extractive``: the contribution sentence as summary,
-noun-phrase keywords, sentences sorted into sections) and, when its PDF is
-beside it, from the paper too (``papernotes.intake.results``): the main
-results table as a Markdown table with its header row, its caption and page,
-and the sentences that state results with numbers, from its
-experiments/results sections, go under 实验关键数据 / Experiments with their
-page, and a limitations section's sentences under 局限性. No ratings are made
-up. The numbers are checked against the paper like a model's (they are
-quotes, so they pass) and the ``grounding`` record written.
+noun-phrase keywords) and, when its PDF is beside it, from the paper's parts
+(``papernotes.intake.parts``, ``papernotes.intake.results``), each under a mark
+naming the part and its pages:
+
+- Background: the introduction's problem and gap;
+- Method: the method section's opening, else the contribution list;
+- Experiments: the main results table with its header row, caption and page,
+  then the sentence that states the main result (the one citing that table)
+  and a few more result sentences with their page;
+- Highlights: the contribution list, else the introduction's claims;
+- Limitations: the limitations section, else the conclusion's caveats;
+- Related work: the related-work section's opening.
+
+Where the paper has no such part (or there is no paper), the abstract's
+sentences for that section are quoted. No sentence appears twice in a note
+(the summary included), and every quoted sentence is prose
+(``parts.note_prose``). No ratings are made up. The numbers are checked
+against the paper like a model's (they are quotes, and the table keeps only
+rows the check finds, so they pass) and the ``grounding`` record written.
 """
 from __future__ import annotations
 
@@ -27,6 +38,7 @@ _MARK = {"zh": "*摘自摘要（抽取式草稿，待人工整理）*", "en": "*
 _PART_MARK = {"zh": "*摘自论文「{}」（{}；抽取式草稿，待人工整理）*", "en": "*From the paper's {} ({}; extractive draft, to be edited)*"}
 _PAPER_MARK = {"zh": "*摘自论文正文（抽取式草稿，待人工整理）*", "en": "*From the paper (extractive draft, to be edited)*"}
 _MISSING = {"zh": "*摘要未涉及，待补充。*", "en": "*Not covered by the abstract; to be written.*"}
+_NOT_FOUND = {"zh": "*论文与摘要中均未找到，待补充。*", "en": "*Not found in the paper or its abstract; to be written.*"}
 _PAGE = {"zh": "第 {} 页", "en": "p. {}"}
 _PAGES = {"zh": "第 {}–{} 页", "en": "pp. {}–{}"}
 _GROUP = {"zh": "{} 组", "en": "{} rows"}
@@ -101,7 +113,7 @@ def _paper_parts(found: Extract, paper: PaperText, once: _Once, lang: str) -> di
     listed = _listed(sentences[:RESULT_SENTENCES], lang)
     out["experiments"] = "\n\n".join(p for p in (_PAPER_MARK[lang] if table or listed else "", _table(table, lang),
                                                   listed) if p)
-    out["highlights"] = _quoted_part(fresh(contributions), lang, bullets=True)
+    out["highlights"] = _quoted_part(fresh(contributions) or fresh(parts.claims(paper)), lang, bullets=True)
     out["limitations"] = _quoted_part(fresh(parts.limitations(paper)), lang)
     out["related"] = _quoted_part(fresh(parts.related(paper)), lang)
     return out
@@ -119,7 +131,7 @@ def from_extract(found: Extract, lang: str, paper: PaperText | None = None) -> D
         if not text or (key == "experiments" and not _LISTED.search(text)):  # no result sentence in the paper
             quoted = [s for s in (note_prose(s) for s in found.sections.get(key, ())) if s and once.fresh(s)]
             text = "\n\n".join(p for p in (_quoted(quoted, lang), text) if p)
-        sections[key] = text or _MISSING[lang]
+        sections[key] = text or (_MISSING if paper is None else _NOT_FOUND)[lang]
     return Drafted(found.summary, found.keywords, sections, {}, "extractive")
 
 
