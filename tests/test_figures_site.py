@@ -189,11 +189,15 @@ def test_without_the_pdf_extra_the_site_builds_and_says_so_once(tmp_path: Path,
 
 def test_a_pdf_linked_from_outside_the_corpus_is_never_read(tmp_path: Path) -> None:
     outside = figures_paper(tmp_path / "outside.pdf")[0]
-    root = corpus_with(tmp_path, gutter={})
+    root = corpus_with(tmp_path, gutter={}, inside={})
     (root / "ICML2024/optimization/gutter.pdf").symlink_to(outside)
+    figures_paper(root / "ICML2024/optimization/inside.pdf")  # a control: the same paper, inside the corpus
     build(root, tmp_path / "site")
     assert sorted(p.name for p in (tmp_path / "site" / NOTE_URL).iterdir()) == ["index.html"]
-    assert not (root / ".papernotes/figures").exists() or not list((root / ".papernotes/figures").rglob("*.json"))
+    control = tmp_path / "site" / NOTE_URL.replace("gutter", "inside")
+    assert any(p.name.startswith("figure-") for p in control.iterdir()), sorted(p.name for p in control.iterdir())
+    # the figure cache holds the control's paper only
+    assert len(list((root / ".papernotes/figures").rglob("*.json"))) == 1
 
 
 _AFTER_NO_OP = """

@@ -82,6 +82,9 @@ class SiteConfig(BaseModel):
                                        "deploy` writes it to a CNAME file (GitHub Pages). Empty: no CNAME file.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
+    page_size: int = Field(
+        100, ge=10, description="Notes per listing page: a venue × domain, domain or topic page with more is split "
+        "into numbered pages (…/page/2/), linked to one another; counts still tell the whole list.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
                                                     "override the package's files of the same name and may add new ones.")
     trust_html: bool = Field(
@@ -93,6 +96,10 @@ class SiteConfig(BaseModel):
         "first figure) under the summary and as the page's og:image, and the ones front matter `figures: [2, 3]` "
         "lists. Rendering needs the pdf extra (pypdfium2); images are cached in .papernotes/figures/. false: no "
         "figures on any page, and no PDF is opened.")
+    high_rating_share: float = Field(
+        0.6, ge=0, le=1, description="`papernotes check` warns about a venue whose notes rate a key (novelty, "
+        "value, …) 4★ or more more often than this share (0.6: 60%), from 10 rated notes on: ratings most notes "
+        "reach do not tell papers apart. 1 turns the warning off.")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
 

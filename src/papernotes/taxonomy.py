@@ -30,6 +30,8 @@ _TRAILING_NUMBER = re.compile(r"\d+$")
 _LISTED = "`papernotes taxonomy {kind}` lists them"
 DEFAULT_VENUE_ICON = "📄"
 DEFAULT_DOMAIN_ICON = "📂"
+VENUE_KINDS = ("conference", "journal", "preprint")
+"""What a series publishes (its ``kind``): how a citation names it (``cite.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,8 @@ class Venue:
     en: str = ""
     known: bool = True
     """False when the series is not in the taxonomy (the page still builds)."""
+    kind: str = "conference"
+    """The series' ``kind``: ``conference``, ``journal`` or ``preprint`` (citations name it by it)."""
 
     @property
     def sort_key(self) -> tuple[int, str]:
@@ -88,6 +92,8 @@ class Series:
     month: int
     zh: str = ""
     en: str = ""
+    kind: str = "conference"
+    """``conference``, ``journal`` or ``preprint`` (``VENUE_KINDS``)."""
 
 
 class PhraseIndex:
@@ -188,6 +194,7 @@ class Taxonomy:
             zh=series.zh if series else "",
             en=series.en if series else "",
             known=series is not None and year is not None,
+            kind=series.kind if series else "conference",
         )
         self._venue_cache[venue_id] = venue
         return venue
@@ -385,6 +392,11 @@ class _Loader:
             if not isinstance(month, int) or not 1 <= month <= 12:
                 self.problems.append(error(*where, f"series {sid}: `month` must be 1-12", "taxonomy"))
                 month = 1
+            kind = entry.get("kind", old.kind if old else "conference")
+            if kind not in VENUE_KINDS:
+                self.problems.append(error(*where, f"series {sid}: `kind` must be one of {', '.join(VENUE_KINDS)}",
+                                           "taxonomy"))
+                kind = "conference"
             self.series[sid.lower()] = Series(
                 id=sid,
                 name=_str_field(entry, "name", where, self.problems, False, old.name if old else sid),
@@ -392,6 +404,7 @@ class _Loader:
                 month=month,
                 zh=_str_field(entry, "zh", where, self.problems, False, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, False, old.en if old else ""),
+                kind=kind,
             )
         for entry in _entries(data, "venue", path, self.problems):
             vid, date = entry.get("id"), entry.get("date")

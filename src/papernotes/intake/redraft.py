@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import SECTIONS
-from papernotes.corpus.parse import heading_text, headings, section_key
+from papernotes.corpus.sections import split_body
 from papernotes.intake.scaffold import RATING_LINES
 from papernotes.text import is_cjk
 
@@ -56,31 +56,6 @@ _PLACEHOLDERS = frozenset(line.strip() for lines in RATING_LINES.values() for li
 SKIP_DRAFTED = "already drafted (use --force to redraft)"
 SKIP_OWN = "written by hand (set `status: stub` to draft it; sections with text are kept)"
 SKIP_EDITED = "every section has text the last draft did not write (use --force to replace it)"
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One ``##`` section of a body."""
-
-    key: str
-    """Canonical key, ``""`` for a section of the person's own."""
-    heading: str
-    text: str
-    """The whole part as written, heading line included, blank space around it removed."""
-    content: str
-    """The text after the heading, blank space around it removed."""
-
-
-def split_body(body: str) -> tuple[str, list[Part]]:
-    """The text before the first ``##`` heading, and the sections in order."""
-    found = headings(body)
-    preamble = body[:found[0].start()] if found else body
-    parts = []
-    for i, m in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else len(body)
-        heading = heading_text(m)
-        parts.append(Part(section_key(heading), heading, body[m.start():end].strip(), body[m.end():end].strip()))
-    return preamble.strip(), parts
 
 
 def is_empty(content: str) -> bool:

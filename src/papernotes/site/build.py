@@ -19,14 +19,8 @@ from typing import TYPE_CHECKING
 
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published
-from papernotes.corpus.load import (
-    LoadedCorpus,
-    Scan,
-    cache_path,
-    load_corpus,
-    load_paths,
-    scan_corpus,
-)
+from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths
+from papernotes.corpus.scan import Scan, scan_corpus
 from papernotes.disk import Staging, output_path
 from papernotes.errors import CorpusError, Diagnostic
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from papernotes.corpus.load import OutsideCorpus, read_inside
+from papernotes.corpus.scan import OutsideCorpus, read_inside
 from papernotes.corpus.model import Entry, Note
 from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning
@@ -33,7 +33,7 @@ from papernotes.forks import can_fork, share
 from papernotes.layout import CONFIG_NAME
 from papernotes.site.contexts import FigureFile, FigureView, Page
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
 """Bumped when what a paper's record holds changes: older records are made again."""
 MAX_PDF_BYTES = 256 << 20
 """A PDF larger than this is not read for figures."""
@@ -274,7 +274,8 @@ def _read_figures(root: Path, paper: str, sha: str, folder: Path, data: bytes | 
 
     record: dict[str, Any] = {"version": RECORD_VERSION, "figures": [], "images": {}, "error": ""}
     try:
-        figures, _ = find_figures(paper, data if data is not None else _read_pdf(root, paper))
+        found, _ = find_figures(paper, data if data is not None else _read_pdf(root, paper))
+        figures = [f for f in found if f.located]  # a caption whose picture was not found has nothing to show
         record["figures"] = [[f.number, f.label, f.caption] for f in figures]
         record["boxes"] = [[f.number, f.page, list(f.bbox), f.kind] for f in figures]
     except PaperError as exc:
@@ -301,8 +302,8 @@ def _render(root: Path, paper: str, sha: str, folder: Path, record: dict[str, An
         number, page, bbox, kind = boxes[n]
         figure = Figure(kind, by_number[n][1], number, page, tuple(bbox), by_number[n][2])
         try:
-            image = render_figure(data, figure, MIN_WIDTH)
-        except PaperError as exc:  # the page shows the others, and says why this one is missing
+            image = render_figure(data, figure, MIN_WIDTH, paper)
+        except PaperError as exc:  # PDFium or Pillow: the page shows the others, and says why (page, figure)
             failed[str(n)] = exc.reason
             continue
         name = f"{sha}-{n}.{image.format}"

@@ -36,3 +36,36 @@
   document.addEventListener("papernotes:math", mark);
   window.addEventListener("resize", later);
 })();
+
+// The Cite box's copy button: hidden without JavaScript (the BibTeX is selectable text, a click selects it
+// all), shown here; copies with the Clipboard API, else by selecting the text and the copy command.
+(function () {
+  var buttons = document.querySelectorAll("button[data-copy]");
+  for (var i = 0; i < buttons.length; i++) {
+    (function (button) {
+      var source = document.getElementById(button.getAttribute("data-copy"));
+      if (!source) return;
+      var label = button.textContent;
+      function done() {
+        button.textContent = button.getAttribute("data-done") || label;
+        setTimeout(function () { button.textContent = label; }, 2000);
+      }
+      function fallback() {
+        var range = document.createRange();
+        range.selectNodeContents(source);
+        var selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+        try { if (document.execCommand("copy")) done(); } catch (e) { /* the text stays selected */ }
+      }
+      button.hidden = false;
+      button.addEventListener("click", function () {
+        if (navigator.clipboard && window.isSecureContext) {
+          navigator.clipboard.writeText(source.textContent).then(done, fallback);
+        } else {
+          fallback();
+        }
+      });
+    })(buttons[i]);
+  }
+})();

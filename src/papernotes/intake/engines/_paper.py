@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from papernotes.intake.paper import PaperText, Section
-from papernotes.intake.paper.cleanup import caption_label
+from papernotes.intake.paper.vocab import caption_label
 from papernotes.intake.parts import is_byline
 from papernotes.text import WIDE
 

@@ -23,6 +23,7 @@ from typing import Literal
 from papernotes.intake.paper.extract import whole_unicode
 from papernotes.intake.paper.layout import Line
 from papernotes.intake.paper.model import Paragraph
+from papernotes.intake.paper.vocab import caption_label
 
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
 BASE64_TAIL = re.compile(r"[A-Za-z0-9+/]+={0,2}")
@@ -43,8 +44,6 @@ SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
 FOOTNOTE_SYMBOLS = "*∗†‡§¶⋆★"
 LEADING_MARK = re.compile(rf"(?<![\w{SUPERSCRIPTS}{FOOTNOTE_SYMBOLS}])([{SUPERSCRIPTS}]+|[{FOOTNOTE_SYMBOLS}]+)(?=[^\W\d_])")
 """A footnote mark at the start of a word: superscript digits (``papernotes.intake.paper.extract``) or a symbol."""
-CAPTION = re.compile(r"^(?P<name>Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*(?P<num>\d{1,3})\b"
-                     r"(?P<punct>\s*[:.|]|\s*[-–—](?=\s))?\s*(?P<rest>.*)$", re.S)
 
 
 def clean_text(text: str) -> str:
@@ -61,22 +60,6 @@ def clean_text(text: str) -> str:
 def separate_marks(text: str) -> str:
     """``text`` with a footnote mark that starts a word set a space apart from it: ``⁵We used`` → ``⁵ We used``."""
     return LEADING_MARK.sub(r"\1 ", text) if LEADING_MARK.search(text) else text
-
-
-def caption_label(text: str) -> tuple[Literal["figure", "table"], int, str] | None:
-    """(kind, number, label) when ``text`` starts like a caption (``Figure 1:``, ``Fig. 2.``, ``Table 3 Results``).
-
-    Without punctuation after the number the next word must be capitalised: ``Table 1 reports …`` is a sentence.
-    """
-    m = CAPTION.match(text)
-    if m is None:
-        return None
-    rest = m.group("rest")
-    if not m.group("punct") and not (rest[:1].isupper() or rest[:1].isdigit() or rest[:1] == "("):
-        return None
-    kind: Literal["figure", "table"] = "table" if m.group("name").lower() == "table" else "figure"
-    number = int(m.group("num"))
-    return kind, number, f"{kind.capitalize()} {number}"
 
 
 def _is_base64(run: str) -> bool:

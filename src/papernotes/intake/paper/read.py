@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
-from papernotes.intake.paper import cache
+from papernotes.intake.paper.cache import load as load_cached, save as save_cached
 from papernotes.intake.paper.cleanup import clean_lines, known_hyphenated
 from papernotes.intake.paper.extract import RawDocument, extract_document
 from papernotes.intake.paper.figures import find_figures
@@ -62,7 +62,7 @@ def _outside(lines: list[Line], doc: RawDocument, figures: tuple[Figure, ...]) -
     boxes: dict[int, list[tuple[float, float, float, float]]] = {}
     for figure in figures:
         page = doc.pages[figure.page - 1] if 0 < figure.page <= len(doc.pages) else None
-        if page is not None and page.upright:
+        if page is not None and page.upright and figure.located:
             (ox, oy), (x0, y0, x1, y1) = page.origin, figure.bbox
             boxes.setdefault(figure.page, []).append((x0 - ox - 1, y0 - oy - 1, x1 - ox + 1, y1 - oy + 1))
     return [line for line in lines if len(line.text.split()) >= LABEL_WORDS or not any(
@@ -73,7 +73,7 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
     """Read ``path``; with ``cache_folder``, reuse and store the result under the PDF's SHA-256."""
     data = read_bytes(path)
     sha256 = hashlib.sha256(data).hexdigest()
-    if cache_folder is not None and (hit := cache.load(cache_folder, sha256)) is not None:
+    if cache_folder is not None and (hit := load_cached(cache_folder, sha256)) is not None:
         return hit
     doc = extract_document(str(path), data)
     try:
@@ -83,7 +83,7 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
     paper = replace(build_paper(doc, sha256, figures), figures=figures, tables=tables)
     if cache_folder is not None:
         try:
-            cache.save(cache_folder, paper)
+            save_cached(cache_folder, paper)
         except OSError:  # a read-only corpus still reads; it just reads again next time
             pass
     return paper
@@ -92,7 +92,7 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
 def is_cached(path: Path, cache_folder: Path) -> bool:
     """Whether reading ``path`` would be a cache hit (hashes the file; no parsing)."""
     try:
-        return cache.load(cache_folder, hashlib.sha256(path.read_bytes()).hexdigest()) is not None
+        return load_cached(cache_folder, hashlib.sha256(path.read_bytes()).hexdigest()) is not None
     except OSError:
         return False
 

@@ -3,8 +3,8 @@
 Title, venue, domain, topics, links, ratings, the grounding line ("numbers
 checked against the paper: 41/43", from front matter), summary and body
 (rendered by the theme from the file), previous/next note of the same venue × domain page, the
-related notes across venues (``SiteIndex.related``), and every relative link of the body mapped to
-its page on the site.
+related notes across venues (``SiteIndex.related``), every relative link of the body mapped to
+its page on the site, and the paper's citation (``cite.py``: its ``citation_*`` meta tags, the Cite box).
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from papernotes.cite import bibtex_entry, citation_of
 from papernotes.corpus.model import Entry
 from papernotes.markdown import inline_markdown, title_text
 from papernotes.site.contexts import Crumb, Link, NoteContext, Page, RelatedItem, SiteLabels
@@ -57,6 +58,7 @@ def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLab
     ordered += sorted(ratings.items())
     venue = Link(venue_label(entry.venue), venue_url(entry.venue))
     domain = Link(domain_label(entry.domain, lang), cell_url(entry.venue, entry.domain))
+    citation = citation_of(entry)
     ctx = NoteContext(
         entry=entry,
         title_html=note.title_html,
@@ -76,6 +78,8 @@ def note_page(entry: Entry, prev: Link | None, nxt: Link | None, labels: SiteLab
         teaser=shown.teaser if shown is not None else None,
         figures=shown.figures if shown is not None else (),
         figure_problems=shown.problems if shown is not None else (),
+        citation=citation,
+        bibtex=bibtex_entry(citation),
     )
     return Page(entry.url, "note.html", title_text(note.title), ctx,
                 (Crumb(labels("home"), ""), Crumb(venue.label, venue.url), Crumb(domain.label, domain.url)))
