@@ -199,16 +199,18 @@ def test_a_redraft_replaces_the_keywords_the_last_draft_wrote(tmp_path: Path) ->
         assert draft(corpus, engine="extractive").drafted == (REL,)
         path = corpus / REL
         extractive = read(path.read_text(encoding="utf-8"))[0]["keywords"]
-        assert "parameter-efficient fine-tuning" in extractive and len(extractive) > 2  # the source's, kept beside
+        assert extractive[-1] == "parameter-efficient fine-tuning" and len(extractive) > 2  # the source's, kept
         code, out, _ = run("draft", str(corpus), "--force")
         assert code == 0 and "1 note(s) drafted with openai" in out
-        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == ["test keyword", "LoRA"]  # replaced, not merged
-        # a list a person edited since stays theirs, first, and the draft's joins it
-        set_stub(path)
-        path.write_text(update(path.read_text(encoding="utf-8"), {"keywords": ["low-rank adapters"]}), encoding="utf-8")
+        # the extractive keywords replaced, not merged; the source's stays
+        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == [
+            "test keyword", "LoRA", "parameter-efficient fine-tuning"]
+        # a keyword a person adds since stays too
+        path.write_text(update(path.read_text(encoding="utf-8"), {"keywords": ["test keyword", "low-rank adapters"]}),
+                        encoding="utf-8")
         code, out, _ = run("draft", str(corpus), "--force")
         assert code == 0
-        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == ["low-rank adapters", "test keyword", "LoRA"]
+        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == ["test keyword", "LoRA", "low-rank adapters"]
 
 
 def test_a_note_doubled_by_an_old_redraft_is_skipped_then_mended_with_force(tmp_path: Path) -> None:

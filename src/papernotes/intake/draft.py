@@ -264,10 +264,8 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
     written = {key: text.split("\n", 1)[1] if "\n" in text else "" for key, text in parts if key}
     record = {k: v for k, v in record_of(stub.front).items() if k not in stub.keep}
     record.update((key, digest(text)) for key, text in written.items())
-    own = own_keywords(stub.front)
-    keywords = _merge_keywords(own, drafted.keywords) if own and isinstance(stub.front.get("draft_engine"), str) \
-        else _merge_keywords(drafted.keywords, own)  # a person's edit first; a source's after the draft's
-    record[KEYWORDS] = keywords_digest(keywords)
+    keywords = _merge_keywords(drafted.keywords, own_keywords(stub.front))  # the last draft's replaced, not kept
+    record[KEYWORDS] = keywords_digest(drafted.keywords)
     summary = drafted.summary if "summary" in written else stub.text("summary")
     front: dict[str, Any] = {"draft_error": DELETE, "keywords": keywords,
                              "lang": language(f"{summary}\n{prose(parts)}"), "status": "drafted",

@@ -19,11 +19,10 @@ text no longer matches is the person's: a redraft keeps it where it is, and
 drafted before the record existed) every section with text is the person's.
 A draft that would keep every section is not made: the note is skipped.
 
-Keywords follow the same rule: the record holds a digest of the list the last draft wrote (``keywords``), and a
-redraft replaces that list instead of adding to it (``own_keywords``); a list a person changed since is theirs and
-stays first, and before the first draft the keywords a source gave (OpenReview's, a BibTeX entry's) are kept
-beside the draft's. A drafted note from before the record kept no keywords of a person's apart, so its list is the
-draft's.
+Keywords follow the same rule: the record holds a digest of each keyword the last draft wrote (``keywords``), and
+a redraft replaces those instead of adding to them (``own_keywords``); the others — a source's (OpenReview's, a
+BibTeX entry's), a person's — stay after the draft's. A drafted note from before the record has no keyword told
+apart, so its list is the draft's.
 
 A redraft replaces each canonical section in place, the first time its heading
 appears; later copies of a replaced section (the doubled headings an earlier
@@ -64,22 +63,26 @@ def is_empty(content: str) -> bool:
 
 
 KEYWORDS = "keywords"
-"""Key of the keyword list's digest in the record (beside the section keys)."""
+"""Key of the keywords' digests in the record (beside the section keys): one per keyword the last draft wrote."""
 
 
 def keywords_digest(keywords: Iterable[str]) -> str:
-    return digest("\n".join(str(k).strip().casefold() for k in keywords))
+    """The record of the keywords a draft wrote: a digest of each, comma-separated."""
+    return ",".join(digest(str(k).strip().casefold()) for k in keywords)
 
 
 def own_keywords(front: Mapping[Any, Any]) -> list[str]:
-    """The note's keywords a draft keeps beside its own: a source's before the first draft, a person's edit since
-    the last one; ``[]`` when the list is what the last draft wrote."""
+    """The note's keywords that are not the last draft's (a source's, a person's), which a draft keeps beside its
+    own; a note drafted before the record has none told apart: its list is the draft's."""
     value = front.get("keywords")
     keywords = [str(k) for k in value] if isinstance(value, list) else []
     if not isinstance(front.get("draft_engine"), str):
         return keywords  # never drafted: the source's own keywords
     written = record_of(front).get(KEYWORDS)
-    return keywords if written is not None and written != keywords_digest(keywords) else []
+    if written is None:
+        return []
+    drafted = set(written.split(","))
+    return [k for k in keywords if digest(k.strip().casefold()) not in drafted]
 
 
 def digest(text: str) -> str:
