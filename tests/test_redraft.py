@@ -104,7 +104,7 @@ def test_a_new_note_is_drafted_from_the_pdf_beside_it(tmp_path: Path, engine: st
     counts = headings(text)
     assert set(counts.values()) == {1} and set(counts) == set(SECTIONS)  # each in place, none added twice
     if engine == "extractive":  # drafted from the abstract the PDF prints
-        assert front["summary"] in pdfgen.ABSTRACT and "46.42%" in section(text, "experiments")
+        assert front["summary"] in pdfgen.ABSTRACT and "| 0.4642 |" in section(text, "experiments")
         assert section(text, "ratings") == "- 新颖性: \n- 实验充分度: \n- 写作质量: \n- 价值:"  # the scaffold's, kept
     else:
         assert pdfgen.ABSTRACT[:60] in server.requests[0].user_text
@@ -162,10 +162,11 @@ def test_a_redraft_replaces_the_sections_and_keeps_what_a_person_wrote(tmp_path:
         path = corpus / REL
         first = path.read_text(encoding="utf-8")
         assert "摘自摘要" in section(first, "background") and read(first)[0]["draft_digest"].keys() == {
-            "summary", "background", "method", "experiments", "highlights", "limitations", "related"}
+            "summary", "background", "method", "experiments", "highlights", "limitations", "related", "keywords"}
         # a person rewrites one section, then sets the note back to a stub and drafts it with a model
         edited = "我自己重写的方法介绍：LoRA 冻结原权重，只训练低秩矩阵。"
-        path.write_text(first.replace(section(first, "method"), edited), encoding="utf-8")
+        method = "## 方法详解\n" + section(first, "method")  # the heading too: other sections may say the same
+        path.write_text(first.replace(method, "## 方法详解\n" + edited), encoding="utf-8")
         set_stub(path)
         code, out, _ = run("draft", str(corpus), "-v")
         assert code == 0 and "1 note(s) drafted with openai" in out
@@ -189,6 +190,27 @@ def test_a_redraft_replaces_the_sections_and_keeps_what_a_person_wrote(tmp_path:
     # the check ran on the note (its one error is the domain these notes leave out) and found no doubled section
     assert code == 1 and "1 notes checked: 1 error(s), 0 warning(s)" in out and "missing required field `domain`" in err
     assert "doubled-section" not in err and "appears twice" not in err
+
+
+def test_a_redraft_replaces_the_keywords_the_last_draft_wrote(tmp_path: Path) -> None:
+    with LLMServer() as server:
+        source = stub().replace("status: stub", "keywords:\n  - parameter-efficient fine-tuning\nstatus: stub")
+        corpus = corpus_with(tmp_path / "c", {REL: source}, server)
+        assert draft(corpus, engine="extractive").drafted == (REL,)
+        path = corpus / REL
+        extractive = read(path.read_text(encoding="utf-8"))[0]["keywords"]
+        assert extractive[-1] == "parameter-efficient fine-tuning" and len(extractive) > 2  # the source's, kept
+        code, out, _ = run("draft", str(corpus), "--force")
+        assert code == 0 and "1 note(s) drafted with openai" in out
+        # the extractive keywords replaced, not merged; the source's stays
+        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == [
+            "test keyword", "LoRA", "parameter-efficient fine-tuning"]
+        # a keyword a person adds since stays too
+        path.write_text(update(path.read_text(encoding="utf-8"), {"keywords": ["test keyword", "low-rank adapters"]}),
+                        encoding="utf-8")
+        code, out, _ = run("draft", str(corpus), "--force")
+        assert code == 0
+        assert read(path.read_text(encoding="utf-8"))[0]["keywords"] == ["test keyword", "LoRA", "low-rank adapters"]
 
 
 def test_a_note_doubled_by_an_old_redraft_is_skipped_then_mended_with_force(tmp_path: Path) -> None:

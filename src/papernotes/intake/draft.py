@@ -43,7 +43,7 @@ from papernotes.intake.extractive import split_sentences
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
 from papernotes.intake.prompt import json_object, prompt_version
-from papernotes.intake.draft_record import DIGEST_KEY, digest, record_of
+from papernotes.intake.draft_record import DIGEST_KEY, KEYWORDS, digest, keywords_digest, own_keywords, record_of
 from papernotes.intake.redraft import SECTION_KEYS, decide, heading_language, language, merge, prose
 from papernotes.registry import UnknownName
 from papernotes.testhooks import pause
@@ -254,9 +254,10 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
     written = {key: text.split("\n", 1)[1] if "\n" in text else "" for key, text in parts if key}
     record = {k: v for k, v in record_of(stub.front).items() if k not in stub.keep}
     record.update((key, digest(text)) for key, text in written.items())
-    source = stub.front.get("keywords") if isinstance(stub.front.get("keywords"), list) else []
+    keywords = _merge_keywords(drafted.keywords, own_keywords(stub.front))  # the last draft's replaced, not kept
+    record[KEYWORDS] = keywords_digest(drafted.keywords)
     summary = drafted.summary if "summary" in written else stub.text("summary")
-    front: dict[str, Any] = {"draft_error": DELETE, "keywords": _merge_keywords(drafted.keywords, source),
+    front: dict[str, Any] = {"draft_error": DELETE, "keywords": keywords,
                              "lang": language(f"{summary}\n{prose(parts)}"), "status": "drafted",
                              "draft_engine": drafted.engine, DIGEST_KEY: record,
                              "grounding": grounding.to_front() if grounding is not None else DELETE}

@@ -8,7 +8,7 @@ sections, a short digest of a section's text, and the sections edited since the 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from papernotes.corpus.model import SECTIONS
@@ -16,6 +16,8 @@ from papernotes.corpus.sections import split_body
 
 DIGEST_KEY = "draft_digest"
 """Front-matter key of the record: canonical section key -> digest of the text the last draft wrote there."""
+KEYWORDS = "keywords"
+"""Key of the keywords' digests in the record (beside the section keys): one per keyword the last draft wrote."""
 _RANK = {key: i for i, key in enumerate(SECTIONS)}
 
 
@@ -29,10 +31,29 @@ def record_of(front: Mapping[Any, Any]) -> dict[str, str]:
     return {str(k): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
 
 
+def keywords_digest(keywords: Iterable[str]) -> str:
+    """The record of the keywords a draft wrote: a digest of each, comma-separated."""
+    return ",".join(digest(str(k).strip().casefold()) for k in keywords)
+
+
+def own_keywords(front: Mapping[Any, Any]) -> list[str]:
+    """The note's keywords that are not the last draft's (a source's, a person's), which a draft keeps beside its
+    own; a note drafted before the record has none told apart: its list is the draft's."""
+    value = front.get("keywords")
+    keywords = [str(k) for k in value] if isinstance(value, list) else []
+    if not isinstance(front.get("draft_engine"), str):
+        return keywords  # never drafted: the source's own keywords
+    written = record_of(front).get(KEYWORDS)
+    if written is None:
+        return []
+    drafted = set(written.split(","))
+    return [k for k in keywords if digest(k.strip().casefold()) not in drafted]
+
+
 def edited_since(front: Mapping[Any, Any], body: str) -> tuple[str, ...]:
     """The sections the last draft wrote that a person changed (or removed) since: what the note page calls
     "edited by hand" (``summary`` also when the front matter's summary changed)."""
-    record = record_of(front)
+    record = {k: v for k, v in record_of(front).items() if k != KEYWORDS}  # the keywords are not a section
     written = {p.key: digest(p.content) for p in split_body(body)[1] if p.key in record}
     edited = {key for key, value in record.items() if written.get(key) != value}
     summary = front.get("summary")

@@ -330,9 +330,14 @@ def _derived(q: Quantity, same_line: list[float], grounded: list[float]) -> bool
     return False
 
 
+def paper_index(paper: PaperText) -> PaperIndex:
+    """The index ``ground`` looks numbers up in; made once to ground many texts against one paper."""
+    return PaperIndex(paper_numbers(paper))
+
+
 def ground(numbers: list[Quantity], paper: PaperText | PaperIndex) -> list[Finding]:
     """A finding per stated number (claims only), in note order (``paper``: the paper, or its numbers indexed)."""
-    index = paper if isinstance(paper, PaperIndex) else PaperIndex(paper_numbers(paper))
+    index = paper if isinstance(paper, PaperIndex) else paper_index(paper)
     matched = [match(q, index) for q in numbers]
     hows = [how for how, _ in matched]
     grounded = [q.value for q, how in zip(numbers, hows) if how and not q.signed]

@@ -19,6 +19,11 @@ text no longer matches is the person's: a redraft keeps it where it is, and
 drafted before the record existed) every section with text is the person's.
 A draft that would keep every section is not made: the note is skipped.
 
+Keywords follow the same rule: the record holds a digest of each keyword the last draft wrote (``keywords``), and
+a redraft replaces those instead of adding to them (``own_keywords``); the others — a source's (OpenReview's, a
+BibTeX entry's), a person's — stay after the draft's. A drafted note from before the record has no keyword told
+apart, so its list is the draft's.
+
 A redraft replaces each canonical section in place, the first time its heading
 appears; later copies of a replaced section (the doubled headings an earlier
 redraft left) go, text of the person's own stays where it is, and sections the

@@ -28,11 +28,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from papernotes.intake.extractive import split_sentences
+from papernotes.intake.grounding import PaperIndex, ground, note_numbers, paper_index
 from papernotes.intake.paper.cleanup import NUMBER
 from papernotes.intake.paper.model import Paragraph, PaperText, Section
+from papernotes.intake.parts import note_prose
 
 RESULT_HEADING = re.compile(r"experiment|result|evaluat|ablation|benchmark|empirical|comparison|analys[ie]s"
                             r"|实验|结果|评估|消融|对比", re.I)
@@ -42,8 +44,10 @@ MAX_COLUMNS = 8
 MAX_CAPTION = 300
 _RESULT_NUMBER = re.compile(r"\d+\.\d+|\d+(?:\.\d+)?\s*(?:%|％|×|x\b|倍|points?\b|pp\b)", re.I)
 _CELLS = re.compile(r"\s{2,}")
-_VALUE = re.compile(r"[-+−±~]?\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|×|x|[kKMB])?(?:\s*(?:±|\+|-|−|/)\s*\d[\d.,]*%?)?"
-                    r"(?:\s*\(\s*[-+−]?\d[\d.,]*%?\s*\))?[*†‡↑↓]*|[-–—✓✗✔✘]|N/?A|n/?a|OOM|OOT")
+_VALUE = re.compile(r"[-+−±~×]?\(?\d[\d,]*(?:\.\d+)?\)?\s*(?:%|×|x|[kKMB])?(?:\s*(?:±|\+|-|−|/)\s*\d[\d.,]*%?)?"
+                    r"(?:\s*\(\s*[-+−±]?\s*\d[\d.,]*%?\s*\))?[*†‡↑↓]*|[-–—✓✗✔✘]|N/?A|n/?a|OOM|OOT")
+_SPLIT_VALUE = re.compile(r"\d+(?: \d+)+")
+"""Digit groups a space apart: a number whose decimal point a reader lost (``43 98``) or thousands (``2 600``)."""
 _COINED_START = re.compile(r"[a-z]+[A-Z0-9]")
 """A sentence may start lowercase with a name: "mAP rises to 45.2.", "iPhone runs at 12 fps."."""
 _STEP = re.compile(r"(?:^|\s)\d{1,3}:\s+\S")
@@ -120,11 +124,24 @@ def paper_sentences(paper: PaperText, heading: re.Pattern[str], numbers: bool, l
             for sentence in split_sentences(paragraph.text):
                 if len(sentence) < 25 or not _is_prose(sentence) or (numbers and not _RESULT_NUMBER.search(sentence)):
                     continue
-                if sentence not in (s for s, _ in out):
+                sentence = note_prose(sentence)
+                if sentence and sentence not in (s for s, _ in out):
                     out.append((sentence, paragraph.page))
                 if len(out) == limit:
                     return tuple(out)
     return tuple(out)
+
+
+def main_results(paper: PaperText, table: ResultsTable | None, name: str, limit: int) -> list[tuple[str, int]]:
+    """The result sentences (``paper_sentences`` with numbers), the one that states the main result first: one
+    that cites ``table`` ("Table 2"), else one naming the method (``name``), else the first."""
+    found = list(paper_sentences(paper, RESULT_HEADING, True, max(limit, 40)))
+    label = _TABLE_CAPTION.match(table.caption) if table is not None and table.caption else None
+    cites = re.compile(rf"\b{re.escape(label.group(0))}(?!\d)") if label else None
+    names = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I) if name else None
+    first = next((i for i, (s, _) in enumerate(found) if cites is not None and cites.search(s)),
+                 next((i for i, (s, _) in enumerate(found) if names is not None and names.search(s)), 0))
+    return (found[first:first + 1] + found[:first] + found[first + 1:])[:limit] if found else []
 
 
 # ---------------------------------------------------------------- the main results table
@@ -196,7 +213,7 @@ def _names(cells_: list[str], name: str) -> bool:
 
 def _kind(row: list[str]) -> str:
     """``numbers`` (labels, then values), ``merged`` (words after values: two rows run together) or ``words``."""
-    values = [bool(_VALUE.fullmatch(c)) for c in row]
+    values = [bool(_VALUE.fullmatch(c) or _SPLIT_VALUE.fullmatch(c)) for c in row]
     if not any(values) or not any(NUMBER.search(c) for c in row):
         return "words"
     first = values.index(True)
@@ -234,6 +251,11 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str, headed: bool = 
     header = next((h for h in reversed(heads) if len(h) == width), None)
     if header is None:
         header = next(([""] + h for h in reversed(heads) if len(h) == width - 1), None)
+    if header is None and heads and len(heads[-1]) < width:
+        # fewer header cells than columns (a header run together, "Model 1st Round 2nd Round Avg."): the first
+        # names the label column, the others stand over the last columns, as a right-aligned header does
+        last = heads[-1]
+        header = [last[0], *[""] * (width - len(last)), *last[1:]]
     if header is None:
         return None
     fitting = [r for r in numeric if len(r[2]) == width]
@@ -271,12 +293,42 @@ def _printed(paper: PaperText, name: str) -> list[_Found]:
 def results_table(paper: PaperText, name: str = "") -> ResultsTable | None:
     """The paper's main results table, or ``None`` when it has no table with a header row and numeric rows.
 
-    The tables found from their captions come first (their cells are exact); the runs of table rows in the
-    text are the fallback (a table whose caption was not found, a PDF pdfium cannot open).
+    The tables found from their captions (their cells exact) and the runs of table rows in the text (a table
+    whose caption was not found, a PDF pdfium cannot open) are both candidates. The table as shown keeps only
+    the rows whose every number the paper's text has, as the grounding check reads it (``in_paper``): where the
+    two readings of a cell differ (a decimal point one of them lost), the row is left out rather than shown
+    wrong, so a draft's table never fails its own check. A table whose rows all agree comes first, then one
+    with the paper's method, one in the body, one in the results sections, one read from its cells.
     """
-    found = _printed(paper, name) or _in_text(paper, name)
-    best = min(found, key=lambda f: (not f.method, f.appendix, not f.results), default=None)
-    return best.table if best is not None else None
+    index = paper_index(paper)
+    ranked = []
+    for printed, found in [*((True, f) for f in _printed(paper, name)), *((False, f) for f in _in_text(paper, name))]:
+        agreeing = _agreeing(found.table, paper, index)
+        if agreeing is not None:
+            shown, whole = agreeing
+            ranked.append(((not whole, not found.method, found.appendix, not found.results, not printed), shown))
+    return min(ranked, key=lambda r: r[0])[1] if ranked else None
+
+
+def in_paper(text: str, paper: PaperText, index: PaperIndex) -> bool:
+    """Whether the grounding check finds every number of ``text`` (a Markdown table row, a caption) in the paper."""
+    return all(f.supported for f in ground(note_numbers(text), index))
+
+
+def _agreeing(table: ResultsTable, paper: PaperText, index: PaperIndex) -> tuple[ResultsTable, bool] | None:
+    """``table`` without the rows, caption and group name whose numbers the paper's text lacks, and whether it
+    lost none of its rows; ``None`` when no row is left."""
+    rows = tuple(r for r in table.rows if in_paper(ResultsTable("", 0, (), (r,), "", 0, 0).markdown()
+                                                    .rsplit("\n", 1)[-1], paper, index))
+    if not rows:
+        return None
+    caption = table.caption
+    if caption and not in_paper(caption, paper, index):
+        label = _TABLE_CAPTION.match(caption)
+        caption = label.group(0) if label else ""
+    group = table.group if not table.group or in_paper(table.group, paper, index) else ""
+    lost = len(table.rows) - len(rows)
+    return replace(table, caption=caption, rows=rows, group=group, rows_left_out=table.rows_left_out + lost), not lost
 
 
 def _in_text(paper: PaperText, name: str) -> list[_Found]:

@@ -21,11 +21,12 @@ from importlib import resources
 
 from papernotes.text import FUNCTION_WORDS
 
-_DATA = tomllib.loads((resources.files("papernotes") / "data" / "extractive.toml").read_text(encoding="utf-8"))
+DATA = tomllib.loads((resources.files("papernotes") / "data" / "extractive.toml").read_text(encoding="utf-8"))
+"""The word lists of ``papernotes/data/extractive.toml`` (its ``[parts]`` table is read by ``papernotes.intake.parts``)."""
 
 
 def _words(key: str) -> frozenset[str]:
-    return frozenset(_DATA[key].split())
+    return frozenset(DATA[key].split())
 
 
 GENERIC = _words("generic")

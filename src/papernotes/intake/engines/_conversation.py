@@ -126,7 +126,7 @@ def reading_for(stub: Stub, paper: PaperText | None, prompts: Prompts, settings:
     fields = _fields(stub, paper)
     draft_overhead = _tokens(_draft_messages(prompts, Reading("full"), fields))
     map_overhead = _tokens(_map_messages(prompts, fields, "", ""))
-    return plan(paper, settings.context_tokens, draft_overhead, map_overhead)
+    return plan(paper, settings.context_tokens, draft_overhead, map_overhead, front=fields["abstract"] == "-")
 
 
 def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, settings: LLMSettings,

@@ -8,7 +8,15 @@ N]`` blocks with ``[p. N]`` where a paragraph starts on a new page, table rows
 one per line, so the model can cite pages and copy numbers as printed. A
 short "Figures and tables" block lists the captions with their pages (in the
 full text, and beside the introduction of a map-reduce), so the note can point
-at them.
+at them: every caption the reader found, those of figures and tables it found
+the box of and those it only read as a caption paragraph.
+
+The prompt names the title, authors and abstract itself, so the paper's front
+matter (title block, byline, abstract) is not repeated: with an abstract known,
+the text starts at the first heading; and byline paragraphs (e-mails,
+affiliations, "Equal contribution" footnotes: ``papernotes.intake.parts.is_byline``)
+are left out wherever they stand. Exponents and footnote marks reach the model
+as the reader keeps them (``10²⁰``, ``⁵ We used``).
 
 Token counts are estimated, not measured (no tokenizer download): a CJK
 character counts as one token and any three other characters as one, which
@@ -21,6 +29,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from papernotes.intake.paper import PaperText, Section
+from papernotes.intake.paper.vocab import caption_label
+from papernotes.intake.parts import is_byline
 from papernotes.text import WIDE
 
 _WIDE = re.compile(f"[{WIDE}]")
@@ -46,28 +56,42 @@ def section_text(section: Section) -> str:
     lines = [f"## {section.heading or 'Title, authors and abstract'} [p. {section.page}]"]
     page = section.page
     for paragraph in section.paragraphs:
+        if is_byline(paragraph.text):
+            continue
         lines.append(f"[p. {paragraph.page}] {paragraph.text}" if paragraph.page != page else paragraph.text)
         page = paragraph.page
     return "\n\n".join(lines)
 
 
+def captions(paper: PaperText) -> list[tuple[int, str]]:
+    """``(page, caption)`` of every figure and table the reader found: those with a box (``paper.figures``,
+    ``paper.tables``) and, for a label none of them has, the caption paragraph the text holds."""
+    found = {f.label: (f.page, f.caption if f.caption.startswith(f.label) else f"{f.label}: {f.caption}")
+             for f in (*paper.figures, *paper.tables)}
+    for _, paragraph in paper.paragraphs():
+        label = caption_label(paragraph.text) if "\n" not in paragraph.text else None
+        if label is not None and label[2] not in found:
+            found[label[2]] = (paragraph.page, paragraph.text)
+    order = {"figure": 0, "table": 1}
+    return sorted(found.values(), key=lambda item: (item[0], order.get(item[1].split()[0].lower(), 2), item[1]))
+
+
 def figures_text(paper: PaperText) -> str:
     """``## Figures and tables`` with one ``[p. N] caption`` line each, or ``""`` when the paper has none found."""
-    items = sorted((*paper.figures, *paper.tables), key=lambda f: (f.page, f.kind, f.number))
-    if not items:
-        return ""
     lines = []
-    for f in items:
-        caption = f.caption if f.caption.startswith(f.label) else f"{f.label}: {f.caption}"
+    for page, caption in captions(paper):
         cut = caption if len(caption) <= CAPTION_CHARS else caption[:CAPTION_CHARS].rsplit(" ", 1)[0] + " …"
-        lines.append(f"- [p. {f.page}] {cut}")
-    return "## Figures and tables\n\n" + "\n".join(lines)
+        lines.append(f"- [p. {page}] {cut}")
+    return "## Figures and tables\n\n" + "\n".join(lines) if lines else ""
 
 
-def full_text(paper: PaperText, appendix: bool = True) -> str:
+def full_text(paper: PaperText, appendix: bool = True, front: bool = False) -> str:
+    """The paper as prompt text: its sections, then the figures block; the front matter (title block, byline,
+    abstract) only with ``front`` (the prompt has no abstract of its own to give)."""
     sections = (*paper.sections, *(paper.appendix if appendix else ()))
-    parts = [section_text(s) for s in sections if s.paragraphs or s.heading]
-    return "\n\n".join([*parts, figures_text(paper)] if paper.figures or paper.tables else parts)
+    parts = [section_text(s) for s in sections if (s.paragraphs or s.heading) and (front or s.level > 0 or s.heading)]
+    figures = figures_text(paper)
+    return "\n\n".join([*parts, figures] if figures else parts)
 
 
 def introduction(paper: PaperText) -> str:
@@ -110,10 +134,13 @@ class Chunk:
     text: str
 
 
-def _units(paper: PaperText, budget: int) -> list[tuple[str, str]]:
-    """(heading, text) per section; a section over ``budget`` is split at paragraph ends."""
+def _units(paper: PaperText, budget: int, front: bool = False) -> list[tuple[str, str]]:
+    """(heading, text) per section (the front matter only with ``front``); one over ``budget`` split at paragraph
+    ends."""
     out: list[tuple[str, str]] = []
     for section in (*paper.sections, *paper.appendix):
+        if not front and section.level == 0 and not section.heading:
+            continue
         text = section_text(section)
         name = section.heading or "Front matter"
         if estimate_tokens(text) <= budget:
@@ -148,13 +175,13 @@ def _pieces(paragraph: str, budget: int) -> list[str]:
     return out
 
 
-def chunks(paper: PaperText, budget: int) -> list[Chunk]:
+def chunks(paper: PaperText, budget: int, front: bool = False) -> list[Chunk]:
     """Consecutive sections packed into chunks of at most ``budget`` estimated tokens."""
     out: list[Chunk] = []
     names: list[str] = []
     texts: list[str] = []
     used = 0
-    for name, text in _units(paper, budget):
+    for name, text in _units(paper, budget, front):
         cost = estimate_tokens(text) + 1
         if texts and used + cost > budget:
             out.append(Chunk(_label(names), "\n\n".join(texts)))
@@ -184,18 +211,20 @@ class Reading:
     """``map``: the introduction, which the reduce request gets besides the facts."""
 
 
-def plan(paper: PaperText | None, context_tokens: int, draft_overhead: int, map_overhead: int) -> Reading:
-    """``full`` when the paper fits one request beside the prompt (``*_overhead`` tokens) and the reply, else ``map``."""
+def plan(paper: PaperText | None, context_tokens: int, draft_overhead: int, map_overhead: int,
+         front: bool = False) -> Reading:
+    """``full`` when the paper fits one request beside the prompt (``*_overhead`` tokens) and the reply, else ``map``
+    (``front``: the front matter goes too, when the prompt has no abstract of its own)."""
     if paper is None:
         return Reading("abstract")
     budget = context_tokens - reply_reserve(context_tokens) - draft_overhead
     for appendix in (True, False):
-        text = full_text(paper, appendix)
+        text = full_text(paper, appendix, front)
         if estimate_tokens(text) <= budget:
             return Reading("full", text=text)
     map_budget = max(MIN_CHUNK_TOKENS, context_tokens - reply_reserve(context_tokens) - map_overhead)
     share = max(MIN_CHUNK_TOKENS, budget // 4)  # the introduction and the figures block together
     figures = fit(figures_text(paper), share // 3)
     intro = fit(introduction(paper), share - estimate_tokens(figures) - 1 if figures else share)
-    return Reading("map", chunks=tuple(chunks(paper, map_budget)),
+    return Reading("map", chunks=tuple(chunks(paper, map_budget, front)),
                    introduction=f"{intro}\n\n{figures}" if figures else intro)

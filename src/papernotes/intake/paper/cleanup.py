@@ -3,7 +3,8 @@
 In: ``Line`` records of every page. Out: the same lines without embedded
 base64 runs (figure metadata some PDFs carry as text), page numbers and
 running headers, control bytes and private-use glyphs (math fonts), ligatures
-spelled out; then, per section, ``Paragraph`` records: prose lines joined (a
+spelled out, a footnote mark set before a word (``⁵We used``, ``†Corresponding``)
+a space apart from it; then, per section, ``Paragraph`` records: prose lines joined (a
 word hyphenated across a line break joined back), table rows kept one per line
 with their numbers verbatim, figure and table captions paragraphs of their own
 (a sentence a figure interrupts is joined around it, its caption after it),
@@ -19,6 +20,7 @@ from dataclasses import replace
 from statistics import median
 from typing import Literal
 
+from papernotes.intake.paper.extract import whole_unicode
 from papernotes.intake.paper.layout import Line
 from papernotes.intake.paper.model import Paragraph
 from papernotes.intake.paper.vocab import caption_label
@@ -38,14 +40,26 @@ ACCENTS = {"´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¨": "\u0308", "˚":
            "˘": "\u0306", "˝": "\u030b"}
 ACCENT = re.compile("([´ˆ˜¨˚ˇ˘˝]) ?([A-Za-z])")
 """A spacing accent before a letter: OT1-encoded TeX fonts draw accented letters as the two glyphs."""
+SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+FOOTNOTE_SYMBOLS = "*∗†‡§¶⋆★"
+LEADING_MARK = re.compile(rf"(?<![\w{SUPERSCRIPTS}{FOOTNOTE_SYMBOLS}])([{SUPERSCRIPTS}]+|[{FOOTNOTE_SYMBOLS}]+)(?=[^\W\d_])")
+"""A footnote mark at the start of a word: superscript digits (``papernotes.intake.paper.extract``) or a symbol."""
+
 
 def clean_text(text: str) -> str:
-    """``text`` without control bytes and private-use glyphs (newlines and tabs kept); one space where they stood;
-    accents drawn apart from their letter (pdflatex's ``Tom´as``) put back on it."""
+    """``text`` without control bytes, private-use glyphs and lone surrogates (newlines and tabs kept; one space
+    where they stood; surrogate pairs joined, see ``extract.whole_unicode``); accents drawn apart from their letter
+    (pdflatex's ``Tom´as``) put back on it."""
+    text = whole_unicode(text)
     if JUNK.search(text):
         text = JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text)
     return ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + ACCENTS[m.group(1)]), text) \
         if ACCENT.search(text) else text
+
+
+def separate_marks(text: str) -> str:
+    """``text`` with a footnote mark that starts a word set a space apart from it: ``⁵We used`` → ``⁵ We used``."""
+    return LEADING_MARK.sub(r"\1 ", text) if LEADING_MARK.search(text) else text
 
 
 def _is_base64(run: str) -> bool:
@@ -78,7 +92,7 @@ def clean_lines(lines: Sequence[Line], heights: dict[int, float]) -> list[Line]:
     pages = len(heights)
     out: list[Line] = []
     for line in lines:
-        text = strip_base64(clean_text(line.text.translate(LIGATURES)))
+        text = separate_marks(strip_base64(clean_text(line.text.translate(LIGATURES))))
         if not text.strip():
             continue
         if in_margin(line) and (re.fullmatch(r"\d{1,4}|[ivxlc]{1,6}", text.strip())

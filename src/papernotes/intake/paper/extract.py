@@ -7,12 +7,25 @@ truncated, encrypted, no text layer). Positions come from pypdf's text
 visitor, and a run whose cells are kerned a column apart is split at the kerns
 (``papernotes.intake.paper.kerns``, fed by pypdf's operator hook); everything
 after this module is pure Python on these records.
+
+No lone UTF-16 surrogate leaves this module (``whole_unicode``): a font's
+ToUnicode map, or a text layer read one UTF-16 unit at a time (pdfium's
+characters), may give a mathematical letter (𝛽, U+1D6FD) as its two halves;
+they are joined into the one character, and a half without its other half is
+dropped (no encoder writes it: JSON, the cache, a note, the terminal).
+
+Superscripts: a run set smaller and raised next to the run it belongs to, made
+only of digits and signs (an exponent, a footnote mark), is written with
+Unicode superscript characters (``10²⁰``, ``10⁻⁹``, ``⁵We used``), so it is not
+read as part of the number beside it (``1020``) and a footnote mark can be
+told from the word it touches (``papernotes.intake.paper.cleanup``).
 """
 from __future__ import annotations
 
 import io
 import logging
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +39,21 @@ HEAD_BYTES = 1024
 TAIL_BYTES = 2048
 AVG_EM = {"courier": 0.6, "times": 0.45, "helvetica": 0.52, "arial": 0.52}
 BOLD_MARKS = ("bold", "cmbx", "medi", "black", "heavy", "semibold", "-bd", "demi")
+SURROGATE = re.compile("[\ud800-\udfff]")
+SUPERSCRIPT = str.maketrans("0123456789+-−=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
+SUPERSCRIPTABLE = re.compile(r"[\d+\-−=(),]*\d[\d+\-−=(),]*")
+"""A raised run written in superscripts: digits and signs (``20``, ``−9``, ``1,2``); letters stay as they are."""
+RAISE = (0.15, 0.75)
+"""A superscript's baseline is this many of its neighbour's ems above the neighbour's."""
+SMALLER = 0.85
+"""And its type at most this share of the neighbour's."""
+
+
+def whole_unicode(text: str) -> str:
+    """``text`` with each UTF-16 surrogate pair joined into its character and lone surrogates dropped."""
+    if SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +205,7 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
         if not text or text.isspace():
             return
+        text = whole_unicode(text)
         a = tm[0] * cm[0] + tm[1] * cm[2]
         b = tm[0] * cm[1] + tm[1] * cm[3]
         c = tm[2] * cm[0] + tm[3] * cm[2]
@@ -229,7 +258,43 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
         elif angle == 270:
             ux += width
         frags.append(Fragment(text, ux, uy, w, size, bold))
-    return RawPage(number, width, height, tuple(frags), tuple(stamps), (x0, y0), angle == 0)
+    return RawPage(number, width, height, tuple(superscripts(frags)), tuple(stamps), (x0, y0), angle == 0)
+
+
+def _raised(small: Fragment, big: Fragment) -> bool:
+    rise = small.y - big.y
+    return small.size <= SMALLER * big.size and RAISE[0] * big.size <= rise <= RAISE[1] * big.size
+
+
+def _touch(left: Fragment, right: Fragment, size: float) -> bool:
+    """``right`` starts where ``left`` ends (widths are estimates, a leading space included: an em of slack)."""
+    return left.x < right.x and -size <= right.x - (left.x + left.width) <= 0.5 * size
+
+
+def superscripts(frags: list[Fragment]) -> list[Fragment]:
+    """``frags`` with each raised run of digits and signs written in superscripts (see the module docstring).
+
+    A run is the fragments drawn one after the other on one raised baseline (``10`` then ``−`` then ``9``);
+    its neighbour is the fragment drawn just before it that it follows on the line (an exponent, a mark after
+    a word) or the one drawn just after it that it precedes (a footnote's mark before its text).
+    """
+    out = list(frags)
+    i = 0
+    while i < len(frags):
+        j = i + 1
+        while j < len(frags) and abs(frags[j].y - frags[i].y) <= 0.1 * frags[i].size \
+                and abs(frags[j].size - frags[i].size) <= 0.1 * frags[i].size and _touch(frags[j - 1], frags[j], frags[i].size):
+            j += 1
+        run = frags[i:j]
+        text = "".join(f.text for f in run).strip()
+        if SUPERSCRIPTABLE.fullmatch(text):
+            before = frags[i - 1] if i else None
+            after = frags[j] if j < len(frags) else None
+            if (before is not None and _raised(run[0], before) and _touch(before, run[0], before.size)) or (
+                    after is not None and _raised(run[-1], after) and _touch(run[-1], after, after.size)):
+                out[i:j] = [Fragment(f.text.translate(SUPERSCRIPT), f.x, f.y, f.width, f.size, f.bold) for f in run]
+        i = j
+    return out
 
 
 def _outline(reader: Any) -> Iterator[OutlineItem]:
@@ -240,7 +305,7 @@ def _outline(reader: Any) -> Iterator[OutlineItem]:
                 continue
             try:
                 page = reader.get_destination_page_number(item)
-                title = str(item.title or "").strip()
+                title = whole_unicode(str(item.title or "")).strip()
             except Exception:  # dangling destinations are common; the entry is skipped
                 continue
             if title and page is not None and page >= 0:
@@ -264,7 +329,7 @@ def extract_document(path: str, data: bytes) -> RawDocument:
     except Exception:
         outline = ()
     try:
-        title = str((reader.metadata or {}).get("/Title") or "").strip()
+        title = whole_unicode(str((reader.metadata or {}).get("/Title") or "")).strip()
     except Exception:
         title = ""
     return RawDocument(pages, outline, " ".join(title.split()))
@@ -274,11 +339,11 @@ def first_page_text(path: str, data: bytes) -> tuple[str, str]:
     """(metadata title, plain text of page 1, margin stamps included): for filing PDFs by id or title."""
     reader = open_pdf(path, data)
     try:
-        title = str((reader.metadata or {}).get("/Title") or "").strip()
+        title = whole_unicode(str((reader.metadata or {}).get("/Title") or "")).strip()
     except Exception:
         title = ""
     try:
-        text = reader.pages[0].extract_text() if len(reader.pages) else ""
+        text = whole_unicode(reader.pages[0].extract_text()) if len(reader.pages) else ""
     except Exception:
         text = ""
     return title, text
