@@ -35,7 +35,7 @@ from papernotes.cache_records import (
 )
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-16"  # 16: unknown front-matter keys warn (cached parse diagnostics); notes carry their figures
+SCHEMA_VERSION = f"{__version__}-17"  # 17: a site's record names the publish it describes
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -360,9 +360,9 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, stamp, scan, problems, generation, translations = marshal.loads(row[0])
+        salt, notes, pages, stamp, scan, problems, generation, translations, publish = marshal.loads(row[0])
         return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems), generation,
-                         translations)
+                         translations, publish)
 
     def published_urls(self, site: str) -> frozenset[str] | None:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it);
@@ -396,7 +396,8 @@ class BuildCache:
         ``settled``: every note file the cache holds is now published as it is, up to ``state.generation``
         (the notes ``unpublish`` set aside are forgotten)."""
         record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
-                                [encode_problem(d) for d in state.problems], state.generation, state.translations))
+                                [encode_problem(d) for d in state.problems], state.generation, state.translations,
+                                state.publish))
         with self.db:  # one transaction: the rows of every edition describe the same publication
             for key, rows in [(site, notes), *((edition_key(site, lang), e.notes) for lang, e in (editions or {}).items())]:
                 if replace:

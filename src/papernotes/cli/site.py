@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from papernotes.cli.common import CorpusArg, app, fail, out
-from papernotes.cli.output import error, notes_counted, report
+from papernotes.cli.output import error, notes_counted, report, warn
 from papernotes.cli.site_build import HELP as BUILD_HELP
 from papernotes.cli.site_build import OPTIONS as BUILD_OPTIONS
 from papernotes.cli.site_build import run as run_build
@@ -75,7 +75,7 @@ def serve(
         error(str(exc))
 
     try:
-        server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error)
+        server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error, on_wait=warn)
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:

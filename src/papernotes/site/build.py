@@ -12,7 +12,8 @@ import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from papernotes.corpus.load import (
     load_paths,
     scan_corpus,
 )
-from papernotes.disk import Staging, output_path
+from papernotes.disk import Staging, exclusive, output_path
 from papernotes.errors import CorpusError, Diagnostic
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
 from papernotes.testhooks import pause
@@ -42,6 +43,8 @@ if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something t
     from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
+Waiting = Callable[[str], None]
+"""Told, in one line, that a build waits for another build of the same site or corpus to finish."""
 
 
 
@@ -130,18 +133,19 @@ def open_project(corpus: Path) -> Project:
 
 
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
-          progress: Progress | None = None, use_cache: bool = True, found: Scan | None = None) -> BuildResult:
+          progress: Progress | None = None, use_cache: bool = True, found: Scan | None = None,
+          waiting: Waiting | None = None) -> BuildResult:
     """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists.
     ``found``: the corpus scanned a moment ago by the caller, so it is not scanned twice."""
-    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache).build(strict=strict,
-                                                                                              found=found)
+    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache,
+                   waiting=waiting).build(strict=strict, found=found)
 
 
 class Builder:
     """Builds one corpus into one site, as often as asked (``serve`` keeps one between edits)."""
 
     def __init__(self, corpus: Path, out: Path, *, workers: int | None = None, progress: Progress | None = None,
-                 use_cache: bool = True) -> None:
+                 use_cache: bool = True, waiting: Waiting | None = None) -> None:
         self.root = corpus.resolve()
         if not self.root.is_dir():
             raise CorpusError(f"{self.root}: corpus directory not found")
@@ -150,6 +154,7 @@ class Builder:
         self.out = out
         self.workers = workers or os.cpu_count() or 1
         self.progress = progress
+        self.waiting = waiting
         self.cache_file = cache_path(self.root) if use_cache else None
         self._project: Project | None = None
         self._scratch = tempfile.TemporaryDirectory(prefix="papernotes-figures-") if not use_cache else None
@@ -180,13 +185,28 @@ class Builder:
         need not be scanned when only those notes' own pages change (anything else scans).
         ``found``: a scan of the corpus made just before, used instead of scanning again.
         ``on_pages``: called once the changed pages are published, which for body edits is before
-        their search entries are (``serve`` reloads the browser then)."""
-        try:
-            return self._build(strict, edited, found, on_pages)
-        finally:
-            for ahead in self._ahead.values():  # the build failed before it took an index: stop its child
-                ahead.cancel()
-            self._ahead.clear()
+        their search entries are (``serve`` reloads the browser then).
+
+        One build at a time works on a site, and on a corpus' cache: a second one waits for the first to finish
+        (``waiting`` is told), then compares with what the first published."""
+        with self._turn() as waited:
+            try:
+                return self._build(strict, edited, None if waited else found, on_pages)
+            finally:
+                for ahead in self._ahead.values():  # the build failed before it took an index: stop its child
+                    ahead.cancel()
+                self._ahead.clear()
+
+    @contextmanager
+    def _turn(self) -> Iterator[bool]:
+        """This build's turn at the site and at the corpus' cache (whether it waited for it); in that order, as
+        every build takes them, so two never wait for each other."""
+        with exclusive(self.staging.lock, f"{self.staging.out}", self.waiting) as waited:
+            if self.cache_file is None:
+                yield waited
+                return
+            with exclusive(self.cache_file.parent / "build.lock", f"{self.root}", self.waiting) as waited_too:
+                yield waited or waited_too
 
     def _build(self, strict: bool, edited: Collection[str] | None, found: Scan | None,
                on_pages: Callable[[], None] | None) -> BuildResult:
@@ -195,8 +215,11 @@ class Builder:
         staging.recover()  # finish a publish a crash interrupted before comparing with it
         site = staging.site_key
         result = BuildResult(self.out)
+        publish = os.urandom(8).hex()  # names this build's publish in the site's marker and in the cache
         with BuildCache(self.cache_file) as cache:
             previous = cache.published(site) if staging.has_previous() else None
+            if previous is not None and previous.publish != staging.publish_id():
+                previous = None  # another build published the site since (--no-cache, another corpus): start afresh
             pending = cache.search_pending(site) if previous is not None else set()
             stamp = settings_stamp(self.root, stamp_names(previous.stamp) if previous is not None else [])
             if previous is not None and previous.stamp == stamp and edited is None and not strict:
@@ -242,12 +265,13 @@ class Builder:
             # half-way is then redone by the next build, whatever the notes say by then.
             if previous is not None:
                 cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
-            page_problems, search_later = self._render_and_publish(plan, todo, stale, cache,
+            page_problems, search_later = self._render_and_publish(plan, todo, stale, cache, publish,
                                                                    incremental=previous is not None)
             cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
             cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
             generation = previous.generation if told and previous is not None else loaded.generation
-            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp, generation=generation),
+            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp, generation=generation,
+                                                 publish=publish),
                                    plan.notes, replace=plan.complete, urls=plan.urls, editions=plan.editions,
                                    settled=not told)
             if plan.related is not None:
@@ -258,7 +282,7 @@ class Builder:
             if on_pages is not None and (todo or stale):
                 on_pages()
             if search_later:
-                self._publish_search_update(plan, cache)
+                self._publish_search_update(plan, cache, publish)
             # a note shown in two editions (untranslated) reports a problem of its body once
             result.diagnostics = list(dict.fromkeys([*result.diagnostics, *cache.page_problems(site)]))
             result.rendered, result.removed = len(todo), len(stale)
@@ -357,7 +381,7 @@ class Builder:
             self._theme_precompiled = pages >= PARALLEL_PAGES
         return self._theme
 
-    def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
+    def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache, publish: str,
                             incremental: bool) -> tuple[list[tuple[str, Diagnostic]], bool]:
         """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
         the pages' problems and whether the search entries of the edited bodies are still to publish."""
@@ -407,7 +431,7 @@ class Builder:
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
             pause("build.rendered")
-            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes, "publish": publish})
             self._searches_published(searches, cache, done=not search_later)
         except BaseException:
             staging.abort()
@@ -415,7 +439,7 @@ class Builder:
         pause("build.published")
         return problems, search_later
 
-    def _publish_search_update(self, plan: SitePlan, cache: BuildCache) -> None:
+    def _publish_search_update(self, plan: SitePlan, cache: BuildCache, publish: str) -> None:
         """The search entries of the note bodies whose pages were just published, as a second publish."""
         # lazy: 334 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies, forget, search_update
@@ -439,7 +463,7 @@ class Builder:
         try:
             self._stage_searches(searches, cache)
             pause("build.search-rendered")
-            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes, "publish": publish})
             self._searches_published(searches, cache, done=not missed)
         except BaseException:
             staging.abort()

@@ -199,11 +199,14 @@ class DevServer(ThreadingHTTPServer):
 
     def __init__(self, corpus: Path, site: Path, port: int = 8000,
                  on_build: Callable[[BuildResult], None] | None = None,
-                 on_error: Callable[[Exception], None] | None = None, verbose: bool = False) -> None:
+                 on_error: Callable[[Exception], None] | None = None, verbose: bool = False,
+                 on_wait: Callable[[str], None] | None = None) -> None:
         self.corpus = corpus.resolve()
         self.site = site
         self.on_build = on_build
         self.on_error = on_error
+        self.on_wait = on_wait
+        """Told when a rebuild waits for another build of the site or the corpus (``build`` into the same output)."""
         self.verbose = verbose
         self.generation = 0
         self.changed = threading.Condition()
@@ -238,7 +241,7 @@ class DevServer(ThreadingHTTPServer):
         """Build (``edited``: just these notes changed; ``fresh``: settings changed, start a new builder)."""
         try:
             if fresh or self.builder is None:
-                self.builder = Builder(self.corpus, self.site)
+                self.builder = Builder(self.corpus, self.site, waiting=self.on_wait)
                 edited = None
             notified = []
             result = self.builder.build(edited=edited, on_pages=lambda: notified.append(self._reload()))
