@@ -106,11 +106,41 @@ def _published_note(row: Sequence[Any]) -> PublishedNote:
     return PublishedNote(*fields, topics, aliases)
 
 
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the database file is damaged or not a database at all (rather than busy, or full)."""
+    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def discard(path: Path, exc: sqlite3.DatabaseError) -> Diagnostic:
+    """Delete the damaged cache database ``path`` (with its journal files); the warning that says so."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        (path.parent / name).unlink(missing_ok=True)
+    return Diagnostic(str(path), 0, f"the build cache was damaged ({exc}) and is made anew: this build renders "
+                                    "every page", Severity.WARNING, "cache-damaged")
+
+
 class BuildCache:
-    """Thin wrapper over the cache database; every method is one transaction or less."""
+    """Thin wrapper over the cache database; every method is one transaction or less.
+
+    A damaged database (``damaged``) found on opening is deleted and made anew, with a warning in ``problems``."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.problems: list[Diagnostic] = []
+        """Warnings about the cache itself (``discard``), for the command to print."""
+        self._saved_paths: str | None = None
+        """The scan's paths as stored (read by ``stale_notes``, written by ``save_notes``)."""
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if path is None or not damaged(exc):
+                raise
+            self.db.close()
+            self.problems.append(discard(path, exc))
+            self._open()
+
+    def _open(self) -> None:
+        path = self.path
         if path is None:
             self.db = sqlite3.connect(":memory:")
         else:
@@ -118,8 +148,6 @@ class BuildCache:
             self.db = sqlite3.connect(path, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
-        self._saved_paths: str | None = None
-        """The scan's paths as stored (read by ``stale_notes``, written by ``save_notes``)."""
         row = None
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()

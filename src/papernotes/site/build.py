@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from papernotes import __version__
-from papernotes.cache import BuildCache, Published
+from papernotes.cache import BuildCache, Published, damaged, discard
 from papernotes.corpus.load import (
     LoadedCorpus,
     Scan,
@@ -191,11 +192,24 @@ class Builder:
         (``waiting`` is told), then compares with what the first published."""
         with self._turn() as waited:
             try:
-                return self._build(strict, edited, None if waited else found, on_pages)
+                try:
+                    return self._build(strict, edited, None if waited else found, on_pages)
+                except sqlite3.DatabaseError as exc:
+                    if self.cache_file is None or not damaged(exc):
+                        raise
+                    damage = discard(self.cache_file, exc)  # found damaged on the way: again, with a new cache
+                self._stop_ahead()
+                result = self._build(strict, None, None, on_pages)
+                result.diagnostics.insert(0, damage)
+                return result
             finally:
-                for ahead in self._ahead.values():  # the build failed before it took an index: stop its child
-                    ahead.cancel()
-                self._ahead.clear()
+                self._stop_ahead()
+
+    def _stop_ahead(self) -> None:
+        """Stop the search children a build started and did not take the index of (it failed)."""
+        for ahead in self._ahead.values():
+            ahead.cancel()
+        self._ahead.clear()
 
     @contextmanager
     def _turn(self) -> Iterator[bool]:
@@ -284,7 +298,7 @@ class Builder:
             if search_later:
                 self._publish_search_update(plan, cache, publish)
             # a note shown in two editions (untranslated) reports a problem of its body once
-            result.diagnostics = list(dict.fromkeys([*result.diagnostics, *cache.page_problems(site)]))
+            result.diagnostics = list(dict.fromkeys([*cache.problems, *result.diagnostics, *cache.page_problems(site)]))
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
