@@ -37,7 +37,7 @@ class Published:
     pages: int
     """Pages on the site."""
     stamp: str = ""
-    """``build.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
+    """``shape.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
     scan: str = ""
     """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
     equal to the current scan means nothing changed. Empty while a publish is under way."""

@@ -150,7 +150,7 @@ class SiteConfig(BaseModel):
 
     def named_paths(self) -> list[str]:
         """The files and folders this config names, relative to the corpus (taxonomy files, theme folder):
-        with the config's own bytes, what a build's settings depend on (``site.build.settings_stamp``)."""
+        with the config's own bytes, what a build's settings depend on (``site.shape.settings_stamp``)."""
         return [*self.taxonomy.files(), *([self.theme_dir] if self.theme_dir else [])]
 
     def theme_path(self, corpus: Path) -> Path | None:

@@ -5,6 +5,9 @@
 for its third pass). Then it creates the file named by ``PAPERNOTES_PAUSE_FILE``
 and sleeps, so a test can wait for the file and ``kill -9`` the process while
 it stands exactly there. Costs one dictionary lookup when unused.
+
+``hidden_modules``: the optional packages ``PAPERNOTES_HIDE_MODULES`` (comma-separated module names) makes
+papernotes see as not installed (``extras.available``), so a test can remove an extra without uninstalling it.
 """
 from __future__ import annotations
 
@@ -31,3 +34,8 @@ def pause(point: str) -> None:
         handle.write(f"{os.getpid()} {point}\n")
     while os.path.exists(marker):  # until killed, or released by the test
         time.sleep(0.01)
+
+
+def hidden_modules() -> frozenset[str]:
+    """The modules ``PAPERNOTES_HIDE_MODULES`` names (see the module)."""
+    return frozenset(filter(None, os.environ.get("PAPERNOTES_HIDE_MODULES", "").split(",")))

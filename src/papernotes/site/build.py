@@ -8,12 +8,11 @@ other notes are never decoded.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +30,8 @@ from papernotes.corpus.load import (
 )
 from papernotes.disk import Staging, exclusive, output_path
 from papernotes.errors import CorpusError, Diagnostic
-from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
+from papernotes.layout import MANIFEST_NAME
+from papernotes.site.shape import settings_stamp, site_salt, stamp_names
 from papernotes.testhooks import pause
 
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
@@ -75,42 +75,9 @@ class Project:
     config: SiteConfig
     taxonomy: Taxonomy
     salt: str
-    """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
-    rebuilds every page."""
+    """``shape.site_salt``: a new salt rebuilds every page."""
     figures: FigureStore | None = None
     """The figures of the PDFs beside notes (``site/figures.py``); ``None``: pages show none."""
-
-
-def settings_stamp(root: Path, named: Sequence[str]) -> str:
-    """A cheap stand-in for the salt, compared before reading any setting: it changes whenever the salt
-    may have (papernotes' files, the config's bytes, and the files and folders ``named``), judged by file
-    sizes and modification times; empty (never equal) when the config cannot be read.
-
-    ``named`` is what the config named when the stamp was last recorded (``SiteConfig.named_paths``, kept
-    in the stamp itself: ``stamp_names``). While the config's bytes are the same it names the same files,
-    and when they differ the stamp differs anyway: so the config is never parsed here, only by its schema."""
-    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    try:
-        digest.update((root / CONFIG_NAME).read_bytes())
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return ""
-    for top in [Path(__file__).resolve().parents[1], *(root / name for name in named)]:
-        for dirpath, dirnames, filenames in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                try:
-                    st = os.stat(os.path.join(dirpath, name))
-                except OSError:
-                    continue
-                digest.update(f"{dirpath}/{name}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
-    return "\n".join([digest.hexdigest(), *named])
-
-
-def stamp_names(stamp: str) -> list[str]:
-    """The files and folders a ``settings_stamp`` was taken over (see there)."""
-    return stamp.split("\n")[1:]
 
 
 def open_project(corpus: Path) -> Project:
@@ -119,18 +86,13 @@ def open_project(corpus: Path) -> Project:
         load_config,
         load_site_taxonomy,
     )
-    from papernotes.extras import available
 
     root = corpus.resolve()
     if not root.is_dir():
         raise CorpusError(f"{root}: corpus directory not found")
     config, config_fp = load_config(root)
     taxonomy = load_site_taxonomy(root, config)
-    # installing the pdf extra shows the figures it could not
-    figures = config.figures and available("pypdfium2")
-    salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
-            f"|{config.language}|{figures}")
-    return Project(root, config, taxonomy, salt)
+    return Project(root, config, taxonomy, site_salt(root, config, config_fp, taxonomy))
 
 
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
@@ -504,31 +466,3 @@ class Builder:
             cache.save_search_digests(site, prefix, search.digests)
         if done:
             cache.clear_search_pending(site)
-
-
-# ------------------------------------------------------------ fingerprints
-
-
-def _package_fingerprint(theme_dir: Path | None = None) -> str:
-    """Changes when papernotes' own code, templates or assets change, or the site's theme folder does,
-    so an upgrade or a theme edit rebuilds every page.
-
-    Contents, not modification times: a reinstall or a checkout that leaves the files
-    as they were must not turn the next build into a full one.
-    """
-    roots = [Path(__file__).resolve().parents[1]]
-    if theme_dir is not None:
-        roots += [theme_dir / "templates", theme_dir / "static", theme_dir / "i18n.toml"]
-    digest = hashlib.blake2b(digest_size=8)
-    for index, root in enumerate(roots):
-        digest.update(f"\0{index}\0".encode())
-        files = [str(root)] if root.is_file() else []
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d != "__pycache__"]  # pruned while walking: bytecode is no input
-            files += [os.path.join(dirpath, name) for name in filenames]
-        for path in sorted(files):
-            digest.update(path[len(str(root)):].encode())
-            with open(path, "rb") as handle:
-                digest.update(handle.read())
-    return digest.hexdigest()
-
