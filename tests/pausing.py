@@ -29,15 +29,17 @@ class Paused:
 
 
 def paused_at(point: str, corpus: Path, marker: Path, command: tuple[str, ...], env: dict[str, str] | None = None,
-              reached: bool = True, output: bool = True) -> Paused:
+              reached: bool = True, output: bool = True, group: bool = False) -> Paused:
     """Start ``papernotes COMMAND[0] CORPUS COMMAND[1:]`` in a child process that pauses at ``point``; with
     ``reached``, return once it stands there (its marker file is written). ``output``: keep what it prints
-    (``finish`` returns it), else drop it."""
+    (``finish`` returns it), else drop it. ``group``: in a process group of its own, which a test can send what a
+    terminal's Ctrl-C sends (``os.killpg``)."""
     marker.unlink(missing_ok=True)  # left by the last pause
     env = {**os.environ, **(env or {}), "PAPERNOTES_PAUSE_AT": point, "PAPERNOTES_PAUSE_FILE": str(marker)}
     child = subprocess.Popen([sys.executable, "-m", "papernotes", command[0], str(corpus), *command[1:]], env=env,
                              stdout=subprocess.PIPE if output else subprocess.DEVNULL,
-                             stderr=subprocess.PIPE if output else subprocess.DEVNULL, text=True)
+                             stderr=subprocess.PIPE if output else subprocess.DEVNULL, text=True,
+                             process_group=0 if group else None)
     paused = Paused(child, marker, point)
     if reached:
         wait_for(paused)

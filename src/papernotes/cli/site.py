@@ -61,6 +61,9 @@ def serve(
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)
+    if not 0 <= port <= MAX_PORT:
+        error(f"--port {port}: a port is a number from 0 to {MAX_PORT} (0 picks any free port)")
+        raise typer.Exit(2)
     if port and not can_listen(port):  # before the build, which would be for nothing
         error(f"cannot listen on 127.0.0.1:{port}: {busy(port)}")
         raise typer.Exit(1)
@@ -92,6 +95,9 @@ def serve(
         server.stop()
 
 
+MAX_PORT = 65535
+
+
 def can_listen(port: int) -> bool:
     """Whether a server could listen on 127.0.0.1:``port`` now (bound as ``http.server`` binds, then let go)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
@@ -105,7 +111,7 @@ def can_listen(port: int) -> bool:
 
 def busy(port: int) -> str:
     """``port`` is taken: say so, with the next free port to try."""
-    free = next((p for p in range(port + 1, min(port + 100, 65536)) if can_listen(p)), None)
+    free = next((p for p in range(port + 1, min(port + 100, MAX_PORT + 1)) if can_listen(p)), None)
     return f"port {port} is in use; try --port {free if free else '0'} (--port 0 picks any free port)"
 
 

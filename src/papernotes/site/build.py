@@ -29,7 +29,7 @@ from papernotes.corpus.load import (
     scan_corpus,
 )
 from papernotes.disk import Staging, exclusive, output_path
-from papernotes.errors import CorpusError, Diagnostic
+from papernotes.errors import CorpusError, Diagnostic, warning
 from papernotes.layout import MANIFEST_NAME
 from papernotes.site.shape import settings_stamp, site_salt, stamp_names
 from papernotes.testhooks import pause
@@ -126,6 +126,8 @@ class Builder:
         self._lists: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
         self._ahead: dict[str, Background | Records] = {}
         """Search indexes (or a large site's records) being made by forked processes, by edition prefix."""
+        self._told: list[Diagnostic] = []
+        """Warnings about the build itself (a helper process that failed), for its result."""
 
     @property
     def project(self) -> Project:
@@ -188,6 +190,7 @@ class Builder:
                on_pages: Callable[[], None] | None) -> BuildResult:
         started = time.perf_counter()
         staging = self.staging
+        self._told = []
         staging.recover()  # finish a publish a crash interrupted before comparing with it
         site = staging.site_key
         result = BuildResult(self.out)
@@ -260,7 +263,8 @@ class Builder:
             if search_later:
                 self._publish_search_update(plan, cache, publish)
             # a note shown in two editions (untranslated) reports a problem of its body once
-            result.diagnostics = list(dict.fromkeys([*cache.problems, *result.diagnostics, *cache.page_problems(site)]))
+            result.diagnostics = list(dict.fromkeys([*cache.problems, *self._told, *result.diagnostics,
+                                                     *cache.page_problems(site)]))
             result.rendered, result.removed = len(todo), len(stale)
         result.seconds = time.perf_counter() - started
         return result
@@ -399,6 +403,9 @@ class Builder:
                         where.mkdir(parents=True, exist_ok=True)
                     ahead = self._ahead.pop(prefix, None)  # made by a forked process meanwhile?
                     files = ahead.result(entries) if ahead is not None else None
+                    if ahead is not None and ahead.failure is not None:
+                        self._told.append(warning(str(where), 0, f"the search index's helper process failed "
+                                                  f"({ahead.failure}); this build did its work itself", "search"))
                     if files is None:
                         files = search_files(entries, read_body, where, lang, self.workers,
                                              synonyms=project.taxonomy.synonyms)
