@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from papernotes.cli.common import CorpusArg, app, fail, out
-from papernotes.cli.output import error, notes_counted, report, warn
+from papernotes.cli.output import error, failure, notes_counted, report, warn
 from papernotes.cli.site_build import HELP as BUILD_HELP
 from papernotes.cli.site_build import OPTIONS as BUILD_OPTIONS
 from papernotes.cli.site_build import run as run_build
@@ -75,7 +75,10 @@ def serve(
                       f"{result.seconds:.2f}s")
 
     def on_error(exc: Exception) -> None:
-        error(str(exc))
+        if isinstance(exc, PapernotesError):
+            failure(exc)  # its own path:line: error: lines
+        else:
+            error(str(exc))
 
     try:
         server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error, on_wait=warn)
@@ -84,9 +87,9 @@ def serve(
     except OSError as exc:
         error(f"cannot listen on 127.0.0.1:{port}: {busy(port) if exc.errno == errno.EADDRINUSE else exc.strerror}")
         raise typer.Exit(1) from None
-    if server.last_result is None:
+    if server.last_result is None:  # the first build failed, and said why
         server.server_close()
-        raise typer.Exit(1)
+        raise typer.Exit(server.last_error.exit_code if isinstance(server.last_error, PapernotesError) else 1)
     server.start()
     out.print(f"serving {corpus} at [bold]{server.url}[/bold] (Ctrl+C to stop)")
     try:

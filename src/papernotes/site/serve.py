@@ -36,7 +36,6 @@ from urllib.parse import quote, urlsplit
 import watchfiles
 
 from papernotes.corpus.load import SKIP_FILES, notes_beside
-from papernotes.errors import PapernotesError
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.site.build import Builder, BuildResult
 from papernotes.site.theme import ASSETS
@@ -214,6 +213,9 @@ class DevServer(ThreadingHTTPServer):
         self.streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)
         self.watching = threading.Event()
         self.last_result: BuildResult | None = None
+        self.last_error: Exception | None = None
+        """What stopped the last build (``None`` after one that finished): the command's exit status when the first
+        build fails."""
         self.base_path = "/"
         """Where the site is served: ``base_url``'s path, as on the host it is built for (``/papernotes/``)."""
         self.last_built: float = 0.0
@@ -245,17 +247,13 @@ class DevServer(ThreadingHTTPServer):
                 edited = None
             notified = []
             result = self.builder.build(edited=edited, on_pages=lambda: notified.append(self._reload()))
-        except PapernotesError as exc:
-            self.builder = None  # the settings may be what is wrong: read them again next time
-            if self.on_error:
-                self.on_error(exc)
-            return None
         except Exception as exc:  # noqa: BLE001 - a failing build must not stop the server
-            self.builder = None
+            self.builder = None  # the settings may be what is wrong: read them again next time
+            self.last_error = exc
             if self.on_error:
                 self.on_error(exc)
             return None
-        self.last_result = result
+        self.last_result, self.last_error = result, None
         # as the pages spell it in their links (the 404 page's, the redirect's Location), percent-encoded
         self.base_path = quote(self.builder.project.config.base_path, safe="/%:@!$&'()*+,;=-._~")
         if self.on_build:
