@@ -1,8 +1,8 @@
 """What shapes a site besides its notes, said once: papernotes' own files, the config, the files and folders it
 names (taxonomy, theme), and the optional packages that change pages (``extras.site_features``).
 
-In: a corpus directory (and, for the salt, its config read). Out: two digests of those same inputs, compared at
-two costs. ``settings_stamp`` is compared before the config is read, from file sizes and modification times:
+In: a corpus directory. Out: the ``Project`` (config and taxonomy read, and the salt), and two digests of the
+same inputs, compared at two costs. ``settings_stamp`` is compared before the config is read, from file sizes and modification times:
 when it is equal, nothing that shapes the site changed and an up-to-date build stops after scanning the notes.
 When it differs, ``site_salt`` says — from contents, after the config is read — whether the site must be made
 anew (a new salt re-renders every page) or only compared note by note.
@@ -12,19 +12,51 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from papernotes import __version__
+from papernotes.errors import CorpusError
 from papernotes.extras import site_features
 from papernotes.layout import CONFIG_NAME
 
 if TYPE_CHECKING:
     from papernotes.config import SiteConfig
+    from papernotes.site.figures import FigureStore
     from papernotes.taxonomy import Taxonomy
 
 PACKAGE = Path(__file__).resolve().parents[1]
 """papernotes' own code, templates and assets."""
+
+
+@dataclass(frozen=True)
+class Project:
+    """A corpus and everything that shapes its site besides the notes."""
+
+    root: Path
+    config: SiteConfig
+    taxonomy: Taxonomy
+    salt: str
+    """``shape.site_salt``: a new salt rebuilds every page."""
+    figures: FigureStore | None = None
+    """The figures of the PDFs beside notes (``site/figures.py``); ``None``: pages show none."""
+
+
+def open_project(corpus: Path) -> Project:
+    """The corpus' config and taxonomy, read, and its salt."""
+    # lazy: 144 ms (importtime, beside papernotes.site.shape): an up-to-date build never loads it
+    from papernotes.config import (  # the schema (pydantic) loads only here
+        load_config,
+        load_site_taxonomy,
+    )
+
+    root = corpus.resolve()
+    if not root.is_dir():
+        raise CorpusError(f"{root}: corpus directory not found")
+    config, config_fp = load_config(root)
+    taxonomy = load_site_taxonomy(root, config)
+    return Project(root, config, taxonomy, site_salt(root, config, config_fp, taxonomy))
 
 
 def settings_stamp(root: Path, named: Sequence[str]) -> str:
