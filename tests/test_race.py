@@ -58,6 +58,8 @@ def race(corpus: Path, site: Path, tmp_path: Path, first_at: str) -> tuple[str, 
 
 
 def assert_clean(corpus: Path, site: Path, tmp_path: Path) -> None:
+    """The site is a clean build's, a plain build finds it up to date, and no lock file is left behind."""
+    assert not site.with_name(f".{site.name}.lock").exists() and not (corpus / ".papernotes" / "build.lock").exists()
     clean_build(corpus, tmp_path / "clean")
     assert site_contents(site) == site_contents(tmp_path / "clean")
     assert build(corpus, site).up_to_date
@@ -147,6 +149,8 @@ def test_a_forked_child_does_not_keep_the_lock(tmp_path: Path) -> None:
     hold_read, hold_write = os.pipe()  # the child lives until the test closes this
     ready_read, ready_write = os.pipe()  # the child is up (its copy of the lock closed at the fork)
     with exclusive(lock, "x"):
+        assert lock.read_text() == f"{os.getpid()}\n"
+        probe = os.open(lock, os.O_RDONLY)  # the same file, which the block removes as it ends
         pid = os.fork()
         if pid == 0:
             os.close(hold_write)
@@ -154,14 +158,24 @@ def test_a_forked_child_does_not_keep_the_lock(tmp_path: Path) -> None:
             os.read(hold_read, 1)
             os._exit(0)
         assert os.read(ready_read, 1) == b"!"
+        with pytest.raises(BlockingIOError):  # held here
+            fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
-        with open(lock, "rb") as probe:  # the child still lives: the lock is free all the same
-            fcntl.flock(probe.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        assert lock.read_text() == f"{os.getpid()}\n"
+        assert not lock.exists()
+        fcntl.flock(probe, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the child still lives: the lock is free all the same
     finally:
-        for fd in (hold_write, hold_read, ready_read, ready_write):
+        for fd in (probe, hold_write, hold_read, ready_read, ready_write):
             os.close(fd)
         os.waitpid(pid, 0)
+
+
+def test_a_lock_left_by_a_killed_holder_is_taken_over_and_removed(tmp_path: Path) -> None:
+    lock = tmp_path / ".site.lock"
+    lock.write_text("4194305\n")  # a file, locked by no one: its build was killed
+    told: list[str] = []
+    with exclusive(lock, "x", told.append) as waited:
+        assert not waited and told == [] and lock.read_text() == f"{os.getpid()}\n"
+    assert not lock.exists()
 
 
 def test_a_site_published_by_a_build_without_the_cache_is_rebuilt(corpus: Path, tmp_path: Path) -> None:

@@ -83,30 +83,55 @@ os.register_at_fork(after_in_child=_forget_held_locks)
 
 @contextmanager
 def exclusive(lock: Path, what: str, waiting: Callable[[str], None] | None = None) -> Iterator[bool]:
-    """Hold an exclusive lock on the file ``lock`` (made if missing) while the block runs: a second process (or
-    thread) asking for it waits, after ``waiting`` was told why in one line naming the holder's PID and the lock.
-    Yields whether it had to wait. An OS lock (``flock``): the kernel lets go of it when the holder ends, however it
-    ends, so a killed build never leaves a stale lock behind."""
+    """Hold an exclusive lock on the file ``lock`` while the block runs: a second process (or thread) asking
+    for it waits, after ``waiting`` was told why in one line naming the holder's PID and the lock. Yields
+    whether it had to wait. An OS lock (``flock``): the kernel lets go of it when the holder ends, however it
+    ends, so a killed build never leaves a stale lock behind (the file it may leave is taken over as it is).
+    The file is made for the block and removed at its end, while still held: one who waited on it then finds
+    it gone and takes the one there now (``_lock_file``)."""
     lock.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    fd, waited = _lock_file(lock, what, waiting)
     try:
-        waited = False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-            if waiting is not None:
-                waiting(f"waiting for another build of {what} to finish (PID {holder or '?'} holds {lock})")
-            pause("lock.wait")
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            waited = True
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         _HELD.add(fd)
         yield waited
     finally:
         _HELD.discard(fd)
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:
+            pass
         os.close(fd)  # lets go of the lock
+
+
+def _lock_file(lock: Path, what: str, waiting: Callable[[str], None] | None) -> tuple[int, bool]:
+    """An open descriptor of ``lock`` holding its ``flock``, the file still at that path; whether it waited."""
+    waited = False
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not waited:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                    if waiting is not None:
+                        waiting(f"waiting for another build of {what} to finish (PID {holder or '?'} holds {lock})")
+                    pause("lock.wait")
+                    waited = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                there = os.stat(lock)
+            except FileNotFoundError:
+                there = None
+            if there is not None and (there.st_dev, there.st_ino) == (held.st_dev, held.st_ino):
+                return fd, waited
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # its holder removed it as it let go: take the one at that path now
 
 
 def _exchange(a: Path, b: Path) -> bool:
