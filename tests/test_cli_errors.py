@@ -250,8 +250,8 @@ def test_draft_with_nothing_to_draft_says_so(tmp_path: Path) -> None:
 def test_missing_inputs_are_named_once(tmp_path: Path) -> None:
     nope = tmp_path / "nope"
     for args, status in ((["fetch", str(nope)], 2), (["check", str(nope)], 2), (["build", str(nope)], 2),
-                         (["draft", str(nope)], 2), (["classify", str(nope)], 2), (["serve", str(nope), "-p", "0"], 1),
-                         (["import-mkdocs", str(nope), str(tmp_path / "dest")], 2)):
+                         (["draft", str(nope)], 2), (["classify", str(nope)], 2), (["serve", str(nope), "-p", "0"], 2),
+                         (["deploy", str(nope)], 2), (["import-mkdocs", str(nope), str(tmp_path / "dest")], 2)):
         result = runner.invoke(app, args)
         assert result.exit_code == status, (args, result.output)
         lines = error_lines(result.stderr)
@@ -268,9 +268,10 @@ def test_invalid_config_is_reported_once_per_problem(tmp_path: Path) -> None:
     corpus = tmp_path / "c"
     write_note(corpus, "ICML2024/optimization/a.md", title="A", venue="ICML2024", domain="optimization")
     (corpus / "papernotes.toml").write_text('language = "fr"\n', encoding="utf-8")
-    for command in ("build", "check", "classify", "draft", "new"):
-        args = [command, str(corpus)] + (["--title", "T", "--venue", "ICML2024", "--domain", "optimization"]
-                                         if command == "new" else [])
+    extra = {"new": ["--title", "T", "--venue", "ICML2024", "--domain", "optimization"],
+             "serve": ["-p", "0", "-o", str(tmp_path / "site")]}
+    for command in ("build", "check", "classify", "draft", "new", "serve"):
+        args = [command, str(corpus), *extra.get(command, [])]
         result = runner.invoke(app, args)
         assert result.exit_code == 2, (command, result.output)
         assert error_lines(result.stderr) == [f"{corpus / 'papernotes.toml'}:1: error: language: Input should be "

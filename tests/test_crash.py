@@ -109,3 +109,26 @@ def test_kill_9_between_a_body_edit_s_pages_and_its_search_entries(tmp_path: Pat
     clean_build(corpus, tmp_path / "clean")
     assert site_contents(site) == site_contents(tmp_path / "clean")
     assert build(corpus, site).up_to_date
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("point", "kind"), [
+    ("build.loaded", "title"), ("build.planned", "title"), ("build.rendered", "title"), ("publish.journal", "title"),
+    ("publish.move#3", "title"), ("build.published", "title"), ("build.planned", "config"), ("publish.swap", "config"),
+    ("build.published", "config"), ("build.planned", "remove"),
+])
+def test_a_plain_build_repairs_a_build_killed_at_each_point(tmp_path: Path, point: str, kind: str) -> None:
+    """Every pause point of a build, one at a time: what the cache says was published stays true, so a plain
+    build (no --no-cache) makes the clean build's site, and then finds it up to date."""
+    corpus = tmp_path / "c"
+    shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
+    site = tmp_path / "site"
+    build(corpus, site)
+    edit(corpus, kind, random.Random(point), 1)
+    killed_at(point, corpus, site, tmp_path)
+    assert (site / "index.html").is_file() and dead_links(site) == []
+    result = build(corpus, site)
+    assert result.errors == [] and not result.up_to_date
+    clean_build(corpus, tmp_path / "clean")
+    assert site_contents(site) == site_contents(tmp_path / "clean")
+    assert build(corpus, site).up_to_date

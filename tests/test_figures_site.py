@@ -20,6 +20,7 @@ from papernotes.corpus.parse import parse_note
 from papernotes.site import figures as site_figures
 from papernotes.site.build import build
 from pdfgen import FIGURE_1, FIGURE_2, ABSTRACT, Figure, Para, Paper, figures_paper, sample_paper
+from sitecheck import clean_build, site_contents
 
 PIL = pytest.importorskip("PIL.Image")
 pytest.importorskip("pypdfium2")
@@ -218,3 +219,38 @@ def test_an_up_to_date_build_opens_no_pdf_and_loads_nothing_for_figures(tmp_path
     done = subprocess.run([sys.executable, "-c", _AFTER_NO_OP, str(root), str(tmp_path / "site")], env=env,
                           capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split()[:1] == ["True"] and done.stdout.strip().endswith("[]"), done.stdout
+
+
+def _build_cli(root: Path, site: Path, hide: str = "") -> subprocess.CompletedProcess[str]:
+    """``papernotes build`` in a process of its own; ``hide``: the modules it sees as not installed."""
+    env = {**os.environ, "PAPERNOTES_HIDE_MODULES": hide}
+    return subprocess.run([sys.executable, "-m", "papernotes", "build", str(root), "-o", str(site), "-j", "1"],
+                          env=env, capture_output=True, text=True, timeout=120, check=True)
+
+
+def test_installing_or_removing_the_pdf_extra_rebuilds_what_it_changes(tmp_path: Path) -> None:
+    """Which extras are installed shapes the site (``extras.site_features``): an unchanged corpus is rebuilt when
+    the pdf extra comes or goes, and the warning asking for it goes and comes with it."""
+    root = corpus_with(tmp_path, one={}, two={"figures": [2]})
+    for name in ("one", "two"):
+        figures_paper(root / f"ICML2024/optimization/{name}.pdf")
+    site = tmp_path / "site"
+    without = _build_cli(root, site, hide="pypdfium2")
+    assert "pip install 'papernotes[pdf]'" in without.stderr and not list(site.rglob("figure-*"))
+    installed = _build_cli(root, site)
+    assert "(up to date)" not in installed.stdout and "papernotes[pdf]" not in installed.stderr
+    assert list(site.rglob("figure-*"))
+    clean_build(root, tmp_path / "clean")
+    assert site_contents(site) == site_contents(tmp_path / "clean")
+    assert "(up to date)" in _build_cli(root, site).stdout
+    removed = _build_cli(root, site, hide="PIL")
+    assert "(up to date)" not in removed.stdout and "pip install 'papernotes[pdf]'" in removed.stderr
+    assert not list(site.rglob("figure-*"))
+
+
+def test_an_extra_the_config_does_not_use_rebuilds_nothing(tmp_path: Path) -> None:
+    root = corpus_with(tmp_path, "figures = false\n", gutter={})
+    figures_paper(root / "ICML2024/optimization/gutter.pdf")
+    site = tmp_path / "site"
+    _build_cli(root, site, hide="pypdfium2")
+    assert "(up to date)" in _build_cli(root, site).stdout

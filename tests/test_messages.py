@@ -62,3 +62,38 @@ def test_a_busy_port_names_a_free_one_to_try_and_builds_nothing(tmp_path: Path) 
     assert found is not None, result.stderr
     assert int(found[1]) > port
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("url", ["example.org/notes", "//example.org/notes/", "ftp://example.org/", "https:///notes/",
+                                 "notes/"])
+def test_a_base_url_that_is_neither_a_url_nor_a_path_is_an_error_naming_the_key(tmp_path: Path, url: str) -> None:
+    said = config_errors(tmp_path, f'title = "x"\nbase_url = "{url}"\n')
+    assert len(said) == 1 and said[0].startswith(f"2: base_url: {url} is neither an absolute URL nor a path"), said
+
+
+@pytest.mark.parametrize("url", ["https://example.org/notes/", "http://localhost:8000", "/", "/notes/"])
+def test_a_base_url_that_is_a_url_or_a_path_is_taken(tmp_path: Path, url: str) -> None:
+    (tmp_path / "papernotes.toml").write_text(f'base_url = "{url}"\n', encoding="utf-8")
+    assert load_config(tmp_path)[0].base_url == url
+
+
+def test_the_build_refuses_a_base_url_without_its_scheme_with_one_line(tmp_path: Path) -> None:
+    corpus = tmp_path / "c"
+    write_note(corpus, "ICML2024/optimization/a.md", title="A", venue="ICML2024", domain="optimization")
+    (corpus / "papernotes.toml").write_text('base_url = "example.org/notes"\n', encoding="utf-8")
+    result = runner.invoke(app, ["build", str(corpus), "-o", str(tmp_path / "site")])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"{corpus / 'papernotes.toml'}:1: error: base_url: example.org/notes is neither an absolute URL nor a path: "
+        "write it with its scheme (https://example.org/notes) or as a path from the host's root (such as /notes/)"]
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("port", ["80000", "-1"])
+def test_a_port_out_of_range_is_one_line(tmp_path: Path, port: str) -> None:
+    corpus = tmp_path / "c"
+    write_note(corpus, "ICML2024/optimization/a.md", title="A", venue="ICML2024", domain="optimization")
+    result = runner.invoke(app, ["serve", str(corpus), "--port", port, "-o", str(tmp_path / "site")])
+    assert result.exit_code == 2
+    assert result.stderr == f"error: --port {port}: a port is a number from 0 to 65535 (0 picks any free port)\n"
+    assert not (tmp_path / "site").exists()

@@ -15,6 +15,7 @@ import pytest
 
 from conftest import EXAMPLES, example_notes, watch_forks
 from papernotes import forks
+from papernotes.disk import MARKER
 from papernotes.site import build as build_module
 from papernotes.site import replan
 from papernotes.site.build import build
@@ -30,8 +31,9 @@ pytestmark = [
 
 
 def _tree(root: Path) -> dict[str, str]:
+    """Every file's digest, but the marker's (which names each build's publish)."""
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+            for p in sorted(root.rglob("*")) if p.is_file() and p.name != MARKER}
 
 
 def _corpus(tmp_path: Path, name: str) -> Path:
@@ -255,3 +257,46 @@ def test_a_build_killed_with_kill_9_takes_its_records_child_with_it(tmp_path: Pa
     # the child stops there, before it reads what to tokenise
     assert_the_child_dies_with_the_build([sys.executable, "-c", script, str(corpus), str(tmp_path / "site")],
                                          "search.records", tmp_path)
+
+
+# ------------------------------------------------------------------ a helper that fails is reported, never silent
+
+
+def _search_warnings(result: object) -> list[str]:
+    return [d.message for d in result.diagnostics if d.code == "search"]  # type: ignore[attr-defined]
+
+
+def test_a_background_child_that_fails_is_reported_and_the_build_makes_the_index(
+        control: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(background, "BACKGROUND_NOTES", (1, 100))
+    monkeypatch.setattr(forks, "can_fork", lambda: True)
+    monkeypatch.setenv("PAPERNOTES_FAIL_AT", "search.background")  # raised in the child only: the point is its
+    result = build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    said = _search_warnings(result)
+    assert len(said) == 2, said  # one child per edition
+    assert said[0] == ("the search index's helper process failed (InjectedFailure: failed at search.background "
+                       "(PAPERNOTES_FAIL_AT)); this build did its work itself")
+    assert _tree(tmp_path / "site") == control
+
+
+def test_a_records_child_that_fails_is_reported_and_the_build_tokenises_its_notes(
+        control: dict[str, str], records_ahead: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAPERNOTES_FAIL_AT", "search.records")  # raised in the child only: the point is its
+    result = build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    assert records_ahead == [1]
+    said = _search_warnings(result)
+    assert said == ["the search index's helper process failed (papernotes.testhooks.InjectedFailure: failed at "
+                    "search.records (PAPERNOTES_FAIL_AT)); this build did its work itself"]
+    assert _tree(tmp_path / "site") == control
+
+
+def test_the_records_child_imports_this_papernotes_whatever_its_folder_holds(
+        control: dict[str, str], records_ahead: list[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child is a fresh interpreter: it finds the build's own papernotes, not the first one on its path."""
+    decoy = tmp_path / "cwd" / "papernotes"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise ImportError('a papernotes folder in the working directory')\n")
+    monkeypatch.chdir(decoy.parent)
+    result = build(_corpus(tmp_path, "corpus"), tmp_path / "site")
+    assert records_ahead == [0] and _search_warnings(result) == []
+    assert _tree(tmp_path / "site") == control

@@ -35,7 +35,7 @@ from papernotes.cache_records import (
 )
 from papernotes.errors import Diagnostic, Severity
 
-SCHEMA_VERSION = f"{__version__}-16"  # 16: unknown front-matter keys warn (cached parse diagnostics); notes carry their figures
+SCHEMA_VERSION = f"{__version__}-17"  # 17: a site's record names the publish it describes
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -106,11 +106,41 @@ def _published_note(row: Sequence[Any]) -> PublishedNote:
     return PublishedNote(*fields, topics, aliases)
 
 
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the database file is damaged or not a database at all (rather than busy, or full)."""
+    return getattr(exc, "sqlite_errorname", "") in ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def discard(path: Path, exc: sqlite3.DatabaseError) -> Diagnostic:
+    """Delete the damaged cache database ``path`` (with its journal files); the warning that says so."""
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm", f"{path.name}-journal"):
+        (path.parent / name).unlink(missing_ok=True)
+    return Diagnostic(str(path), 0, f"the build cache was damaged ({exc}) and is made anew: this build renders "
+                                    "every page", Severity.WARNING, "cache-damaged")
+
+
 class BuildCache:
-    """Thin wrapper over the cache database; every method is one transaction or less."""
+    """Thin wrapper over the cache database; every method is one transaction or less.
+
+    A damaged database (``damaged``) found on opening is deleted and made anew, with a warning in ``problems``."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
+        self.problems: list[Diagnostic] = []
+        """Warnings about the cache itself (``discard``), for the command to print."""
+        self._saved_paths: str | None = None
+        """The scan's paths as stored (read by ``stale_notes``, written by ``save_notes``)."""
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if path is None or not damaged(exc):
+                raise
+            self.db.close()
+            self.problems.append(discard(path, exc))
+            self._open()
+
+    def _open(self) -> None:
+        path = self.path
         if path is None:
             self.db = sqlite3.connect(":memory:")
         else:
@@ -118,8 +148,6 @@ class BuildCache:
             self.db = sqlite3.connect(path, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
-        self._saved_paths: str | None = None
-        """The scan's paths as stored (read by ``stale_notes``, written by ``save_notes``)."""
         row = None
         try:
             row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
@@ -360,9 +388,9 @@ class BuildCache:
         row = self.db.execute("SELECT record FROM published WHERE site = ?", (site,)).fetchone()
         if row is None:
             return None
-        salt, notes, pages, stamp, scan, problems, generation, translations = marshal.loads(row[0])
+        salt, notes, pages, stamp, scan, problems, generation, translations, publish = marshal.loads(row[0])
         return Published(salt, notes, pages, stamp, scan, tuple(decode_problem(p) for p in problems), generation,
-                         translations)
+                         translations, publish)
 
     def published_urls(self, site: str) -> frozenset[str] | None:
         """Every directory page of the site (kept apart: only a re-rendered note with links needs it);
@@ -396,7 +424,8 @@ class BuildCache:
         ``settled``: every note file the cache holds is now published as it is, up to ``state.generation``
         (the notes ``unpublish`` set aside are forgotten)."""
         record = marshal.dumps((state.salt, state.notes, state.pages, state.stamp, state.scan,
-                                [encode_problem(d) for d in state.problems], state.generation, state.translations))
+                                [encode_problem(d) for d in state.problems], state.generation, state.translations,
+                                state.publish))
         with self.db:  # one transaction: the rows of every edition describe the same publication
             for key, rows in [(site, notes), *((edition_key(site, lang), e.notes) for lang, e in (editions or {}).items())]:
                 if replace:

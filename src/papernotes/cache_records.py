@@ -37,7 +37,7 @@ class Published:
     pages: int
     """Pages on the site."""
     stamp: str = ""
-    """``build.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
+    """``shape.settings_stamp`` of the settings the site was built with (cheap to compare; see ``salt``)."""
     scan: str = ""
     """Digest of the corpus scan (every note file's path, mtime and size) the site was built from:
     equal to the current scan means nothing changed. Empty while a publish is under way."""
@@ -49,6 +49,10 @@ class Published:
     translations: int = 0
     """Translations the site's editions show in place of their original (counted apart from ``notes``: a note and
     its translations are one note); 0 on a one-language site."""
+    publish: str = ""
+    """The ``publish`` id of the build that wrote the site (``Staging.publish_id``): when the site's marker names
+    another (a ``--no-cache`` build, another corpus' build, an older papernotes), this record describes some other
+    site than the one on disk, and the next build starts afresh."""
 
 
 @dataclass(frozen=True, slots=True)

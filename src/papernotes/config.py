@@ -82,7 +82,7 @@ class SiteConfig(BaseModel):
     base_url: str = Field("/", description="Public URL of the site root, e.g. https://example.org/notes/. Atom feeds, "
                                            "sitemap.xml, canonical and OpenGraph URLs need it absolute (http or https "
                                            "with a host); with a path such as / they are left out and the build warns "
-                                           "once.")
+                                           "once. Anything else (example.org/notes, no scheme) is an error.")
     cname: str = Field("", description="Custom domain of the published site, e.g. notes.example.org: `papernotes "
                                        "deploy` writes it to a CNAME file (GitHub Pages). Empty: no CNAME file.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
@@ -130,6 +130,18 @@ class SiteConfig(BaseModel):
             raise PydanticCustomError("theme_dir", "theme folder {folder} has neither templates/, static/ nor "
                                       "i18n.toml", {"folder": str(folder)})
         return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _url_or_path(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return value
+        if not parts.scheme and not parts.netloc and value.startswith("/"):
+            return value  # a path on whatever host serves the site: no feeds (the build warns once)
+        raise PydanticCustomError("base_url", "{value} is neither an absolute URL nor a path: write it with its "
+                                  "scheme (https://{hint}) or as a path from the host's root (such as /notes/)",
+                                  {"value": value, "hint": value.split("://")[-1].lstrip("/")})
 
     @field_validator("cname")
     @classmethod
@@ -193,7 +205,7 @@ class SiteConfig(BaseModel):
 
     def named_paths(self) -> list[str]:
         """The files and folders this config names, relative to the corpus (taxonomy files, theme folder):
-        with the config's own bytes, what a build's settings depend on (``site.build.settings_stamp``)."""
+        with the config's own bytes, what a build's settings depend on (``site.shape.settings_stamp``)."""
         return [*self.taxonomy.files(), *([self.theme_dir] if self.theme_dir else [])]
 
     def theme_path(self, corpus: Path) -> Path | None:

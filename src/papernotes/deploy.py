@@ -26,7 +26,7 @@ from pathlib import Path
 from papernotes import __version__
 from papernotes.config import SiteConfig, load_config
 from papernotes.disk import MARKER
-from papernotes.errors import Diagnostic, PapernotesError
+from papernotes.errors import CorpusError, Diagnostic, PapernotesError
 from papernotes.layout import CACHE_DIR
 from papernotes.site.build import BuildResult, build
 
@@ -93,7 +93,7 @@ def _said(done: subprocess.CompletedProcess[bytes]) -> str:
 def find_repository(corpus: Path) -> Git:
     """The repository ``corpus`` is in."""
     if not corpus.is_dir():
-        raise DeployError(f"{corpus}: corpus directory not found")
+        raise CorpusError(f"{corpus}: corpus directory not found")
     done = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=corpus, capture_output=True)
     if done.returncode:
         raise DeployError(f"{corpus} is not in a git repository: deploy commits the site to a branch of the "

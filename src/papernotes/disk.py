@@ -17,12 +17,15 @@ anywhere else.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from papernotes.errors import BuildError
@@ -60,6 +63,77 @@ def atomic_write(path: Path, data: bytes | str, durable: bool = True) -> None:
         raise
 
 
+_HELD: set[int] = set()
+"""File descriptors of the ``exclusive`` locks this process holds."""
+
+
+def _forget_held_locks() -> None:
+    """In a forked child (render workers, the search child…): close its copies of the lock files. A ``flock`` lives
+    as long as any copy of its descriptor, so a child that outlived a killed build would hold the lock on."""
+    for fd in _HELD:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_held_locks)
+
+
+@contextmanager
+def exclusive(lock: Path, what: str, waiting: Callable[[str], None] | None = None) -> Iterator[bool]:
+    """Hold an exclusive lock on the file ``lock`` while the block runs: a second process (or thread) asking
+    for it waits, after ``waiting`` was told why in one line naming the holder's PID and the lock. Yields
+    whether it had to wait. An OS lock (``flock``): the kernel lets go of it when the holder ends, however it
+    ends, so a killed build never leaves a stale lock behind (the file it may leave is taken over as it is).
+    The file is made for the block and removed at its end, while still held: one who waited on it then finds
+    it gone and takes the one there now (``_lock_file``)."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd, waited = _lock_file(lock, what, waiting)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        _HELD.add(fd)
+        yield waited
+    finally:
+        _HELD.discard(fd)
+        try:
+            os.unlink(lock)
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # lets go of the lock
+
+
+def _lock_file(lock: Path, what: str, waiting: Callable[[str], None] | None) -> tuple[int, bool]:
+    """An open descriptor of ``lock`` holding its ``flock``, the file still at that path; whether it waited."""
+    waited = False
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if not waited:
+                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+                    if waiting is not None:
+                        waiting(f"waiting for another build of {what} to finish (PID {holder or '?'} holds {lock})")
+                    pause("lock.wait")
+                    waited = True
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                there = os.stat(lock)
+            except FileNotFoundError:
+                there = None
+            if there is not None and (there.st_dev, there.st_ino) == (held.st_dev, held.st_ino):
+                return fd, waited
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)  # its holder removed it as it let go: take the one at that path now
+
+
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two directories (Linux renameat2); False when unsupported."""
     import ctypes
@@ -88,7 +162,6 @@ def _discard(path: Path) -> None:
     if not rm or os.name != "posix":
         shutil.rmtree(path, ignore_errors=True)
         return
-    import fcntl
     import subprocess
 
     try:
@@ -134,6 +207,8 @@ class Staging:
         self.tmp = self.out.with_name(f".{name}.building")
         self.staged = self.out.with_name(f".{name}.staging")
         self.journal = self.out.with_name(f".{name}.journal")
+        self.lock = self.out.with_name(f".{name}.lock")
+        """Held while a build works on the site (``exclusive``): two builds into one output take turns."""
         self.incremental = False
         self._made: set[str] = set()
         self._ops: list[tuple[str, str]] = []
@@ -156,6 +231,14 @@ class Staging:
 
     def has_previous(self) -> bool:
         return (self.out / MARKER).exists()
+
+    def publish_id(self) -> str:
+        """The ``publish`` of the marker the last commit wrote (``commit``): which build's publish the site shows."""
+        try:
+            marker = json.loads((self.out / MARKER).read_bytes())
+        except (OSError, ValueError):
+            return ""
+        return str(marker.get("publish", "")) if isinstance(marker, dict) else ""
 
     def recover(self) -> None:
         """Finish a publish interrupted by a crash; drop stages of builds that never committed."""

@@ -12,6 +12,7 @@ import importlib.util
 from types import ModuleType
 
 from papernotes.errors import PapernotesError
+from papernotes.testhooks import hidden_modules
 
 #: Importable module -> (extra that installs it, distribution name).
 EXTRAS: dict[str, tuple[str, str]] = {
@@ -24,6 +25,13 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "PIL": ("pdf", "pillow"),
 }
 
+SITE_FEATURES: dict[str, tuple[str, ...]] = {
+    "figures": ("pypdfium2", "PIL"),
+}
+"""What optional packages change on a built site: feature (named as the config switch that turns it on) -> the
+modules it needs. ``site_features`` is part of what shapes a site (``site/shape.py``): installing or removing
+one of these rebuilds the pages."""
+
 
 class MissingExtraError(PapernotesError):
     """A command needs an optional package that is not installed."""
@@ -32,7 +40,13 @@ class MissingExtraError(PapernotesError):
 
 
 def available(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
+    """Whether ``module`` can be imported (a test can hide one: ``testhooks.hidden_modules``)."""
+    return module not in hidden_modules() and importlib.util.find_spec(module) is not None
+
+
+def site_features() -> tuple[str, ...]:
+    """The ``SITE_FEATURES`` whose packages are all installed."""
+    return tuple(feature for feature, modules in SITE_FEATURES.items() if all(map(available, modules)))
 
 
 def missing_message(module: str, feature: str) -> str:

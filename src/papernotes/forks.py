@@ -1,4 +1,4 @@
-"""When a build may fork a helper process, and how that helper dies with the build.
+"""When a build may fork a helper process, and how that helper dies with the build (or with Ctrl-C).
 
 The scan (``corpus/load.py``) and the search index of a first build
 (``site/search/background.py``) each hand part of their work to a forked child;
@@ -22,6 +22,16 @@ def can_fork() -> bool:
     threading = sys.modules.get("threading")  # not imported: no thread was started from Python
     return (sys.platform.startswith("linux") and hasattr(os, "fork") and len(os.sched_getaffinity(0)) > 1
             and (threading is None or threading.active_count() == 1))
+
+
+def _ctrl_c_ends_the_child() -> None:
+    """In every forked child: Ctrl-C (SIGINT, sent to the whole foreground process group) ends it at once, without
+    a ``KeyboardInterrupt`` traceback of its own; the build's process reports the interrupt, once, and reaps it.
+    A child cut short is a child killed, which every one of them is made to survive (``die_with_parent``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_ctrl_c_ends_the_child)
 
 
 def fork_with_pipe() -> tuple[int, int] | None:

@@ -5,6 +5,12 @@
 for its third pass). Then it creates the file named by ``PAPERNOTES_PAUSE_FILE``
 and sleeps, so a test can wait for the file and ``kill -9`` the process while
 it stands exactly there. Costs one dictionary lookup when unused.
+
+``PAPERNOTES_FAIL_AT`` naming a point makes ``pause`` raise ``InjectedFailure`` there instead, so a test can
+see how a failure at that place is reported.
+
+``hidden_modules``: the optional packages ``PAPERNOTES_HIDE_MODULES`` (comma-separated module names) makes
+papernotes see as not installed (``extras.available``), so a test can remove an extra without uninstalling it.
 """
 from __future__ import annotations
 
@@ -14,7 +20,13 @@ import time
 _passes: dict[str, int] = {}
 
 
+class InjectedFailure(RuntimeError):
+    """Raised at the point ``PAPERNOTES_FAIL_AT`` names (see the module)."""
+
+
 def pause(point: str) -> None:
+    if os.environ.get("PAPERNOTES_FAIL_AT") == point:
+        raise InjectedFailure(f"failed at {point} (PAPERNOTES_FAIL_AT)")
     spec = os.environ.get("PAPERNOTES_PAUSE_AT")
     if not spec:
         return
@@ -31,3 +43,8 @@ def pause(point: str) -> None:
         handle.write(f"{os.getpid()} {point}\n")
     while os.path.exists(marker):  # until killed, or released by the test
         time.sleep(0.01)
+
+
+def hidden_modules() -> frozenset[str]:
+    """The modules ``PAPERNOTES_HIDE_MODULES`` names (see the module)."""
+    return frozenset(filter(None, os.environ.get("PAPERNOTES_HIDE_MODULES", "").split(",")))

@@ -7,6 +7,7 @@ one command module without the others.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -26,7 +27,22 @@ def __getattr__(name: str) -> Any:
 
 
 def run() -> None:  # pragma: no cover - console entry for anything but a plain build (cli.entry)
-    _registered()(prog_name="papernotes")
+    try:
+        _registered()(prog_name="papernotes")
+    except SystemExit as exc:
+        if exc.code == INTERRUPTED:  # typer's exit on KeyboardInterrupt, which it ends silently
+            interrupted()
+        raise
 
 
-__all__ = ["app", "run"]
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT, as shells and typer have it)."""
+
+
+def interrupted(after: str = "") -> None:
+    """The one line Ctrl-C leaves (forked helpers end without a word: ``forks``); ``after``: what happens next."""
+    sys.stderr.write(f"interrupted (Ctrl-C){': ' + after if after else ''}\n")
+    sys.stderr.flush()
+
+
+__all__ = ["INTERRUPTED", "app", "interrupted", "run"]

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from papernotes.cli import run
+from papernotes.cli import INTERRUPTED, interrupted, run
 from papernotes.cli.site_build import OPTIONS
 from papernotes.cli.site_build import run as build
 
@@ -78,7 +78,8 @@ def main(*, leave_at_once: bool = False) -> None:
     try:
         status = build(**params)
     except KeyboardInterrupt:
-        sys.exit(130)  # as typer
+        interrupted("the site is as it was, or the next build finishes what this one started")
+        sys.exit(INTERRUPTED)
     except OSError as exc:
         if exc.errno != errno.EPIPE:
             raise

@@ -5,6 +5,7 @@ second (an up-to-date build) never loads it.
 """
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,7 +20,10 @@ SHOW_AFTER = 1.0
 @contextmanager
 def progress_bar(console: Console | None = None, disable: bool = False) -> Iterator:  # type: ignore[type-arg]
     """Yield a ``callback(phase, done, total)``; the bar appears only once a phase runs past a second.
-    ``console``: where it draws (default: a console on stderr)."""
+    ``console``: where it draws (default: a console on stderr, when stderr is a terminal: piped, it would leave
+    a blank line where a terminal erases it)."""
+    isatty = getattr(sys.stderr, "isatty", None)
+    disable = disable or (console is None and not (isatty and isatty()))
     bar: Any = None
     tasks: dict[str, int] = {}
     started: dict[str, float] = {}

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from papernotes.cli.common import CorpusArg, app, fail, out
-from papernotes.cli.output import error, notes_counted, report
+from papernotes.cli.output import error, failure, notes_counted, report, warn
 from papernotes.cli.site_build import HELP as BUILD_HELP
 from papernotes.cli.site_build import OPTIONS as BUILD_OPTIONS
 from papernotes.cli.site_build import run as run_build
@@ -61,6 +61,9 @@ def serve(
     from papernotes.site.serve import DevServer, default_site_dir, wait_forever
 
     site = output or default_site_dir(corpus)
+    if not 0 <= port <= MAX_PORT:
+        error(f"--port {port}: a port is a number from 0 to {MAX_PORT} (0 picks any free port)")
+        raise typer.Exit(2)
     if port and not can_listen(port):  # before the build, which would be for nothing
         error(f"cannot listen on 127.0.0.1:{port}: {busy(port)}")
         raise typer.Exit(1)
@@ -72,24 +75,30 @@ def serve(
                       f"{result.seconds:.2f}s")
 
     def on_error(exc: Exception) -> None:
-        error(str(exc))
+        if isinstance(exc, PapernotesError):
+            failure(exc)  # its own path:line: error: lines
+        else:
+            error(str(exc))
 
     try:
-        server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error)
+        server = DevServer(corpus, site, port, on_build=on_build, on_error=on_error, on_wait=warn)
     except PapernotesError as exc:
         raise fail(exc) from None
     except OSError as exc:
         error(f"cannot listen on 127.0.0.1:{port}: {busy(port) if exc.errno == errno.EADDRINUSE else exc.strerror}")
         raise typer.Exit(1) from None
-    if server.last_result is None:
+    if server.last_result is None:  # the first build failed, and said why
         server.server_close()
-        raise typer.Exit(1)
+        raise typer.Exit(server.last_error.exit_code if isinstance(server.last_error, PapernotesError) else 1)
     server.start()
     out.print(f"serving {corpus} at [bold]{server.url}[/bold] (Ctrl+C to stop)")
     try:
         wait_forever()
     except KeyboardInterrupt:
         server.stop()
+
+
+MAX_PORT = 65535
 
 
 def can_listen(port: int) -> bool:
@@ -105,7 +114,7 @@ def can_listen(port: int) -> bool:
 
 def busy(port: int) -> str:
     """``port`` is taken: say so, with the next free port to try."""
-    free = next((p for p in range(port + 1, min(port + 100, 65536)) if can_listen(p)), None)
+    free = next((p for p in range(port + 1, min(port + 100, MAX_PORT + 1)) if can_listen(p)), None)
     return f"port {port} is in use; try --port {free if free else '0'} (--port 0 picks any free port)"
 
 

@@ -70,7 +70,7 @@ def run(corpus: Path, *, output: Path, strict: bool, jobs: int, no_cache: bool, 
     try:
         with progress_bar(disable=quiet) as progress:
             result = build(corpus, output, strict=strict, workers=jobs or None, progress=progress,
-                           use_cache=not no_cache, found=found)
+                           use_cache=not no_cache, found=found, waiting=warn)
     except PapernotesError as exc:
         return failure(exc)
     report(result.diagnostics if not quiet else result.errors)

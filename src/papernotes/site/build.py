@@ -1,41 +1,45 @@
 """The build: corpus directory in, static site directory out.
 
-``build`` reads as the pipeline: load (parse what changed) → compare with what
-the site published → resolve → plan (``site/replan.py`` chooses how much) →
-render → publish → record. Only pages whose fingerprint changed are rendered;
-when only note bodies changed, only those notes are resolved and planned and the
-other notes are never decoded.
+``Builder._build`` reads as the pipeline, one stage a method: compare with what
+the site published (``_compare``; nothing changed: the one "up to date" exit) →
+load what changed, resolve and plan (``_load_and_plan``; ``site/replan.py`` chooses
+how much) → render, publish, record, and the search entries a body edit leaves for
+after its pages (``_render_publish_record``). Only pages whose fingerprint changed
+are rendered; when only note bodies changed, only those notes are resolved and
+planned and the other notes are never decoded. One build at a time works on a site
+and on a corpus' cache (``Builder.build``).
 """
 from __future__ import annotations
 
-import hashlib
 import os
+import sqlite3
 import tempfile
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from papernotes import __version__
-from papernotes.cache import BuildCache, Published
+from papernotes.cache import BuildCache, Published, damaged, discard
 from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths
 from papernotes.corpus.scan import Scan, scan_corpus
-from papernotes.disk import Staging, output_path
-from papernotes.errors import CorpusError, Diagnostic
-from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
+from papernotes.disk import Staging, exclusive, output_path
+from papernotes.errors import CorpusError, Diagnostic, warning
+from papernotes.layout import MANIFEST_NAME
+from papernotes.site.shape import Project, open_project, settings_stamp, stamp_names
 from papernotes.testhooks import pause
 
 if TYPE_CHECKING:  # the rest of the pipeline loads when a build has something to do: a no-op stays light
-    from papernotes.config import SiteConfig
     from papernotes.corpus.model import Entry
-    from papernotes.site.figures import FigureStore
     from papernotes.site import replan
     from papernotes.site.replan import SitePlan
     from papernotes.site.search.background import Background, Records
-    from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
+Waiting = Callable[[str], None]
+"""Told, in one line, that a build waits for another build of the same site or corpus to finish."""
 
 
 
@@ -57,85 +61,49 @@ class BuildResult:
         return [d for d in self.diagnostics if d.is_error]
 
 
-@dataclass(frozen=True)
-class Project:
-    """A corpus and everything that shapes its site besides the notes."""
-
-    root: Path
-    config: SiteConfig
-    taxonomy: Taxonomy
-    salt: str
-    """Changes with papernotes' code and assets, the theme folder, the config and the taxonomy: a new salt
-    rebuilds every page."""
-    figures: FigureStore | None = None
-    """The figures of the PDFs beside notes (``site/figures.py``); ``None``: pages show none."""
-
-
-def settings_stamp(root: Path, named: Sequence[str]) -> str:
-    """A cheap stand-in for the salt, compared before reading any setting: it changes whenever the salt
-    may have (papernotes' files, the config's bytes, and the files and folders ``named``), judged by file
-    sizes and modification times; empty (never equal) when the config cannot be read.
-
-    ``named`` is what the config named when the stamp was last recorded (``SiteConfig.named_paths``, kept
-    in the stamp itself: ``stamp_names``). While the config's bytes are the same it names the same files,
-    and when they differ the stamp differs anyway: so the config is never parsed here, only by its schema."""
-    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    try:
-        digest.update((root / CONFIG_NAME).read_bytes())
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return ""
-    for top in [Path(__file__).resolve().parents[1], *(root / name for name in named)]:
-        for dirpath, dirnames, filenames in os.walk(top) if top.is_dir() else [(str(top.parent), [], [top.name])]:
-            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
-            for name in sorted(filenames):
-                try:
-                    st = os.stat(os.path.join(dirpath, name))
-                except OSError:
-                    continue
-                digest.update(f"{dirpath}/{name}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
-    return "\n".join([digest.hexdigest(), *named])
-
-
-def stamp_names(stamp: str) -> list[str]:
-    """The files and folders a ``settings_stamp`` was taken over (see there)."""
-    return stamp.split("\n")[1:]
-
-
-def open_project(corpus: Path) -> Project:
-    # lazy: 144 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
-    from papernotes.config import (  # the schema (pydantic) loads only here
-        load_config,
-        load_site_taxonomy,
-    )
-    from papernotes.extras import available
-
-    root = corpus.resolve()
-    if not root.is_dir():
-        raise CorpusError(f"{root}: corpus directory not found")
-    config, config_fp = load_config(root)
-    taxonomy = load_site_taxonomy(root, config)
-    # installing the pdf extra shows the figures it could not
-    figures = config.figures and available("pypdfium2")
-    salt = (f"{__version__}|{_package_fingerprint(config.theme_path(root))}|{config_fp}|{taxonomy.fingerprint}"
-            f"|{config.language}|{figures}")
-    return Project(root, config, taxonomy, salt)
-
-
 def build(corpus: Path, out: Path, *, strict: bool = False, workers: int | None = None,
-          progress: Progress | None = None, use_cache: bool = True, found: Scan | None = None) -> BuildResult:
+          progress: Progress | None = None, use_cache: bool = True, found: Scan | None = None,
+          waiting: Waiting | None = None) -> BuildResult:
     """Build ``corpus`` into ``out``; only changed pages are rendered when a previous build exists.
     ``found``: the corpus scanned a moment ago by the caller, so it is not scanned twice."""
-    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache).build(strict=strict,
-                                                                                              found=found)
+    return Builder(corpus, out, workers=workers, progress=progress, use_cache=use_cache,
+                   waiting=waiting).build(strict=strict, found=found)
+
+
+@dataclass
+class _Compared:
+    """What ``Builder._compare`` found."""
+
+    previous: Published | None
+    """What the site was published from; ``None``: a first build, a site the cache did not record, or (once the
+    salt is compared) a new salt."""
+    pending: set[str]
+    """Notes whose search entries a killed build left unpublished."""
+    stamp: str
+    """The settings' stamp now (``shape.settings_stamp``), to record."""
+    found: Scan | None
+    """The corpus scanned, if it was."""
+    up_to_date: bool = False
+
+
+@dataclass(frozen=True)
+class _Planned:
+    """What ``Builder._load_and_plan`` made: the notes loaded, what changed, the plan, and what to record."""
+
+    loaded: LoadedCorpus
+    changes: replan.Changes
+    plan: SitePlan
+    stamp: str
+    scan: str
+    """The scan's digest; empty when the build looked only at the files a watcher named (it settles nothing)."""
+    generation: int
 
 
 class Builder:
     """Builds one corpus into one site, as often as asked (``serve`` keeps one between edits)."""
 
     def __init__(self, corpus: Path, out: Path, *, workers: int | None = None, progress: Progress | None = None,
-                 use_cache: bool = True) -> None:
+                 use_cache: bool = True, waiting: Waiting | None = None) -> None:
         self.root = corpus.resolve()
         if not self.root.is_dir():
             raise CorpusError(f"{self.root}: corpus directory not found")
@@ -144,6 +112,7 @@ class Builder:
         self.out = out
         self.workers = workers or os.cpu_count() or 1
         self.progress = progress
+        self.waiting = waiting
         self.cache_file = cache_path(self.root) if use_cache else None
         self._project: Project | None = None
         self._scratch = tempfile.TemporaryDirectory(prefix="papernotes-figures-") if not use_cache else None
@@ -152,6 +121,8 @@ class Builder:
         self._lists: tuple[str, Mapping[str, tuple[str, ...]]] | None = None
         self._ahead: dict[str, Background | Records] = {}
         """Search indexes (or a large site's records) being made by forked processes, by edition prefix."""
+        self._told: list[Diagnostic] = []
+        """Warnings about the build itself (a helper process that failed), for its result."""
 
     @property
     def project(self) -> Project:
@@ -174,90 +145,142 @@ class Builder:
         need not be scanned when only those notes' own pages change (anything else scans).
         ``found``: a scan of the corpus made just before, used instead of scanning again.
         ``on_pages``: called once the changed pages are published, which for body edits is before
-        their search entries are (``serve`` reloads the browser then)."""
-        try:
-            return self._build(strict, edited, found, on_pages)
-        finally:
-            for ahead in self._ahead.values():  # the build failed before it took an index: stop its child
-                ahead.cancel()
-            self._ahead.clear()
+        their search entries are (``serve`` reloads the browser then).
+
+        One build at a time works on a site, and on a corpus' cache: a second one waits for the first to finish
+        (``waiting`` is told), then compares with what the first published."""
+        with self._turn() as waited:
+            try:
+                try:
+                    return self._build(strict, edited, None if waited else found, on_pages)
+                except sqlite3.DatabaseError as exc:
+                    if self.cache_file is None or not damaged(exc):
+                        raise
+                    damage = discard(self.cache_file, exc)  # found damaged on the way: again, with a new cache
+                self._stop_ahead()
+                result = self._build(strict, None, None, on_pages)
+                result.diagnostics.insert(0, damage)
+                return result
+            finally:
+                self._stop_ahead()
+
+    def _stop_ahead(self) -> None:
+        """Stop the search children a build started and did not take the index of (it failed)."""
+        for ahead in self._ahead.values():
+            ahead.cancel()
+        self._ahead.clear()
+
+    @contextmanager
+    def _turn(self) -> Iterator[bool]:
+        """This build's turn at the site and at the corpus' cache (whether it waited for it); in that order, as
+        every build takes them, so two never wait for each other."""
+        with exclusive(self.staging.lock, f"{self.staging.out}", self.waiting) as waited:
+            if self.cache_file is None:
+                yield waited
+                return
+            with exclusive(self.cache_file.parent / "build.lock", f"{self.root}", self.waiting) as waited_too:
+                yield waited or waited_too
 
     def _build(self, strict: bool, edited: Collection[str] | None, found: Scan | None,
                on_pages: Callable[[], None] | None) -> BuildResult:
         started = time.perf_counter()
-        staging = self.staging
-        staging.recover()  # finish a publish a crash interrupted before comparing with it
-        site = staging.site_key
+        self._told = []
+        self.staging.recover()  # finish a publish a crash interrupted before comparing with it
         result = BuildResult(self.out)
         with BuildCache(self.cache_file) as cache:
-            previous = cache.published(site) if staging.has_previous() else None
-            pending = cache.search_pending(site) if previous is not None else set()
-            stamp = settings_stamp(self.root, stamp_names(previous.stamp) if previous is not None else [])
-            if previous is not None and previous.stamp == stamp and edited is None and not strict:
-                found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
-                if previous.scan == found.digest and not pending:
-                    return self._up_to_date(result, previous, cache, started)
-            project = self.project
-            if stamp_names(stamp) != project.config.named_paths():
-                # taken over other files than this config names: recorded with this config's names, it will
-                # not match, and the next build takes it over them (stamped before the config was read)
-                stamp = "\n".join([stamp.split("\n", 1)[0], *project.config.named_paths()])
-            if previous is not None and previous.salt != project.salt:
-                previous = None
-            plan = None
-            if edited is not None and previous is not None and not strict:  # serve: only the files it saw change
-                loaded = load_paths(project.root, cache, edited)
-                changes = self._changes(cache, loaded, previous, pending, edited, told=True)
-                plan = self._plan(loaded, cache, changes)
-            told = plan is not None  # it compared only those files: it settles nothing else
-            if plan is None:
-                found = found or scan_corpus(project.root)
-                if previous is not None and previous.scan == found.digest and not strict and not pending:
-                    cache.record_published(site, replace(previous, stamp=stamp), (), replace=False)
-                    return self._up_to_date(result, previous, cache, started)
-                loaded = load_corpus(project.root, cache, self.workers, found)
-                pause("build.loaded")
-                changes = self._changes(cache, loaded, previous, pending, strict=strict)
-                plan = self._plan(loaded, cache, changes)
-                assert plan is not None
-            scan_digest = "" if told else found.digest  # type: ignore[union-attr]
-            changed, removed = changes.changed, changes.removed
-            pause("build.planned")
-            if project.figures is not None:
-                project.figures.save()
-            result.notes, result.pages, result.translations = plan.state.notes, plan.state.pages, plan.state.translations
-            result.diagnostics = [*loaded.diagnostics, *plan.state.problems]
-
-            before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
-                      if previous is not None else {})
-            todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
-            stale = set(before) - {p.url for p in plan.pages} if plan.complete else set(plan.stale)
-            # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
-            # half-way is then redone by the next build, whatever the notes say by then.
-            if previous is not None:
-                cache.unpublish(site, previous, changed | removed, [p.url for p in todo])
-            page_problems, search_later = self._render_and_publish(plan, todo, stale, cache,
-                                                                   incremental=previous is not None)
-            cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
-            cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
-            generation = previous.generation if told and previous is not None else loaded.generation
-            cache.record_published(site, replace(plan.state, scan=scan_digest, stamp=stamp, generation=generation),
-                                   plan.notes, replace=plan.complete, urls=plan.urls, editions=plan.editions,
-                                   settled=not told)
-            if plan.related is not None:
-                # lazy: 169 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
-                from papernotes.site.related import mark_published
-
-                mark_published(cache, site, plan.related)
-            if on_pages is not None and (todo or stale):
-                on_pages()
-            if search_later:
-                self._publish_search_update(plan, cache)
-            # a note shown in two editions (untranslated) reports a problem of its body once
-            result.diagnostics = list(dict.fromkeys([*result.diagnostics, *cache.page_problems(site)]))
-            result.rendered, result.removed = len(todo), len(stale)
+            compared = self._compare(cache, edited, found, strict)
+            planned = None if compared.up_to_date else self._load_and_plan(cache, compared, edited, strict)
+            if planned is None:  # nothing changed since the site was published
+                return self._up_to_date(result, compared, cache, started)
+            self._render_publish_record(cache, planned, result, on_pages)
         result.seconds = time.perf_counter() - started
         return result
+
+    def _compare(self, cache: BuildCache, edited: Collection[str] | None, found: Scan | None,
+                 strict: bool) -> _Compared:
+        """What the site on disk was published from (as the cache recorded it, if the site is the one it
+        recorded), and whether nothing that shapes it changed since: neither the settings nor a note."""
+        site = self.staging.site_key
+        previous = cache.published(site) if self.staging.has_previous() else None
+        if previous is not None and previous.publish != self.staging.publish_id():
+            previous = None  # another build published the site since (--no-cache, another corpus): start afresh
+        pending = cache.search_pending(site) if previous is not None else set()
+        stamp = settings_stamp(self.root, stamp_names(previous.stamp) if previous is not None else [])
+        compared = _Compared(previous, pending, stamp, found)
+        if previous is not None and previous.stamp == stamp and edited is None and not strict:
+            compared.found = found or scan_corpus(self.root)  # nothing that shapes the site changed: did any note?
+            compared.up_to_date = previous.scan == compared.found.digest and not pending
+        return compared
+
+    def _load_and_plan(self, cache: BuildCache, compared: _Compared, edited: Collection[str] | None,
+                       strict: bool) -> _Planned | None:
+        """Load what changed, resolve and plan (``replan.plan``); None when the notes are as published after
+        all (the settings' stamp changed, not what they make: ``compared.stamp`` is then the one to record)."""
+        project = self.project
+        if stamp_names(compared.stamp) != project.config.named_paths():
+            # taken over other files than this config names: recorded with this config's names, it will
+            # not match, and the next build takes it over them (stamped before the config was read)
+            compared.stamp = "\n".join([compared.stamp.split("\n", 1)[0], *project.config.named_paths()])
+        previous, pending = compared.previous, compared.pending
+        if previous is not None and previous.salt != project.salt:
+            previous = compared.previous = None
+        if edited is not None and previous is not None and not strict:  # serve: only the files it saw change
+            loaded = load_paths(project.root, cache, edited)
+            changes = self._changes(cache, loaded, previous, pending, edited, told=True)
+            plan = self._plan(loaded, cache, changes)
+            if plan is not None:  # it compared only those files: it settles nothing else
+                return _Planned(loaded, changes, plan, compared.stamp, "", previous.generation)
+        found = compared.found = compared.found or scan_corpus(project.root)
+        if previous is not None and previous.scan == found.digest and not strict and not pending:
+            return None
+        loaded = load_corpus(project.root, cache, self.workers, found)
+        pause("build.loaded")
+        changes = self._changes(cache, loaded, previous, pending, strict=strict)
+        plan = self._plan(loaded, cache, changes)
+        assert plan is not None
+        return _Planned(loaded, changes, plan, compared.stamp, found.digest, loaded.generation)
+
+    def _render_publish_record(self, cache: BuildCache, planned: _Planned, result: BuildResult,
+                               on_pages: Callable[[], None] | None) -> None:
+        """Render the pages whose fingerprint changed, publish them, record what the site now shows, then
+        publish the search entries a body edit left for after its pages."""
+        site, project, plan, previous = self.staging.site_key, self.project, planned.plan, planned.changes.previous
+        publish = os.urandom(8).hex()  # names this build's publish in the site's marker and in the cache
+        pause("build.planned")
+        if project.figures is not None:
+            project.figures.save()
+        result.notes, result.pages, result.translations = plan.state.notes, plan.state.pages, plan.state.translations
+        result.diagnostics = [*planned.loaded.diagnostics, *plan.state.problems]
+
+        before = (cache.page_fingerprints(site, None if plan.complete else [p.url for p in plan.pages])
+                  if previous is not None else {})
+        todo = [p for p in plan.pages if before.get(p.url) != p.fingerprint]
+        stale = set(before) - {p.url for p in plan.pages} if plan.complete else set(plan.stale)
+        # Until the new state is recorded, what is being replaced counts as unknown: a publish killed
+        # half-way is then redone by the next build, whatever the notes say by then.
+        if previous is not None:
+            cache.unpublish(site, previous, planned.changes.changed | planned.changes.removed, [p.url for p in todo])
+        page_problems, search_later = self._render_and_publish(plan, todo, stale, cache, publish,
+                                                               incremental=previous is not None)
+        cache.update_page_problems(site, [*(p.url for p in todo), *stale], page_problems)
+        cache.record_pages(site, {p.url: p.fingerprint for p in plan.pages}, stale, replace=plan.complete)
+        cache.record_published(site, replace(plan.state, scan=planned.scan, stamp=planned.stamp,
+                                             generation=planned.generation, publish=publish),
+                               plan.notes, replace=plan.complete, urls=plan.urls, editions=plan.editions,
+                               settled=not planned.changes.told)
+        if plan.related is not None:
+            # lazy: 169 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
+            from papernotes.site.related import mark_published
+
+            mark_published(cache, site, plan.related)
+        if on_pages is not None and (todo or stale):
+            on_pages()
+        if search_later:
+            self._publish_search_update(plan, cache, publish)
+        # a note shown in two editions (untranslated) reports a problem of its body once
+        result.diagnostics = list(dict.fromkeys([*cache.problems, *self._told, *result.diagnostics,
+                                                 *cache.page_problems(site)]))
+        result.rendered, result.removed = len(todo), len(stale)
 
     def _changes(self, cache: BuildCache, loaded: LoadedCorpus, previous: Published | None, pending: set[str],
                  edited: Collection[str] | None = None, *, strict: bool = False, told: bool = False) -> replan.Changes:
@@ -318,7 +341,11 @@ class Builder:
             if ahead is not None:
                 self._ahead[prefix] = ahead
 
-    def _up_to_date(self, result: BuildResult, previous: Published, cache: BuildCache, started: float) -> BuildResult:
+    def _up_to_date(self, result: BuildResult, compared: _Compared, cache: BuildCache, started: float) -> BuildResult:
+        previous = compared.previous
+        assert previous is not None  # only a published site is up to date
+        if compared.stamp != previous.stamp:  # the settings' files were touched, not what they make
+            cache.record_published(self.staging.site_key, replace(previous, stamp=compared.stamp), (), replace=False)
         result.up_to_date, result.notes, result.pages = True, previous.notes, previous.pages
         result.translations = previous.translations
         parse_problems = [d for group in cache.note_problems().values() for d in group]
@@ -351,7 +378,7 @@ class Builder:
             self._theme_precompiled = pages >= PARALLEL_PAGES
         return self._theme
 
-    def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache,
+    def _render_and_publish(self, plan: SitePlan, todo: list, stale: set[str], cache: BuildCache, publish: str,
                             incremental: bool) -> tuple[list[tuple[str, Diagnostic]], bool]:
         """Publish the planned pages and, unless only note bodies changed, the search indexes; returns
         the pages' problems and whether the search entries of the edited bodies are still to publish."""
@@ -393,6 +420,9 @@ class Builder:
                         where.mkdir(parents=True, exist_ok=True)
                     ahead = self._ahead.pop(prefix, None)  # made by a forked process meanwhile?
                     files = ahead.result(entries) if ahead is not None else None
+                    if ahead is not None and ahead.failure is not None:
+                        self._told.append(warning(str(where), 0, f"the search index's helper process failed "
+                                                  f"({ahead.failure}); this build did its work itself", "search"))
                     if files is None:
                         files = search_files(entries, read_body, where, lang, self.workers,
                                              synonyms=project.taxonomy.synonyms)
@@ -401,7 +431,7 @@ class Builder:
             if not staging.incremental:
                 copy_assets(staging, theme.theme_dir)
             pause("build.rendered")
-            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes, "publish": publish})
             self._searches_published(searches, cache, done=not search_later)
         except BaseException:
             staging.abort()
@@ -409,7 +439,7 @@ class Builder:
         pause("build.published")
         return problems, search_later
 
-    def _publish_search_update(self, plan: SitePlan, cache: BuildCache) -> None:
+    def _publish_search_update(self, plan: SitePlan, cache: BuildCache, publish: str) -> None:
         """The search entries of the note bodies whose pages were just published, as a second publish."""
         # lazy: 334 ms (importtime, beside papernotes.site.build): an up-to-date build never loads it
         from papernotes.site.search import corpus_bodies, forget, search_update
@@ -433,7 +463,7 @@ class Builder:
         try:
             self._stage_searches(searches, cache)
             pause("build.search-rendered")
-            staging.commit({"papernotes": __version__, "notes": plan.state.notes})
+            staging.commit({"papernotes": __version__, "notes": plan.state.notes, "publish": publish})
             self._searches_published(searches, cache, done=not missed)
         except BaseException:
             staging.abort()
@@ -460,31 +490,3 @@ class Builder:
             cache.save_search_digests(site, prefix, search.digests)
         if done:
             cache.clear_search_pending(site)
-
-
-# ------------------------------------------------------------ fingerprints
-
-
-def _package_fingerprint(theme_dir: Path | None = None) -> str:
-    """Changes when papernotes' own code, templates or assets change, or the site's theme folder does,
-    so an upgrade or a theme edit rebuilds every page.
-
-    Contents, not modification times: a reinstall or a checkout that leaves the files
-    as they were must not turn the next build into a full one.
-    """
-    roots = [Path(__file__).resolve().parents[1]]
-    if theme_dir is not None:
-        roots += [theme_dir / "templates", theme_dir / "static", theme_dir / "i18n.toml"]
-    digest = hashlib.blake2b(digest_size=8)
-    for index, root in enumerate(roots):
-        digest.update(f"\0{index}\0".encode())
-        files = [str(root)] if root.is_file() else []
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = [d for d in dirnames if d != "__pycache__"]  # pruned while walking: bytecode is no input
-            files += [os.path.join(dirpath, name) for name in filenames]
-        for path in sorted(files):
-            digest.update(path[len(str(root)):].encode())
-            with open(path, "rb") as handle:
-                digest.update(handle.read())
-    return digest.hexdigest()
-

@@ -35,7 +35,7 @@ from papernotes.corpus.scan import OutsideCorpus, read_inside
 from papernotes.corpus.model import Entry, Note
 from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning
-from papernotes.extras import available, missing_message
+from papernotes.extras import missing_message, site_features
 from papernotes.forks import can_fork, share
 from papernotes.layout import CONFIG_NAME
 from papernotes.site.contexts import FigureFile, FigureView, Page
@@ -312,7 +312,7 @@ def wanted_figures(by_number: dict[int, Figure], asked: Iterable[int]) -> list[i
 @functools.lru_cache(maxsize=1)
 def _renderer_available() -> bool:
     """Whether pypdfium2 and Pillow can be imported (looked up once: 0.2 ms a time, 1,000 notes a build)."""
-    return available("pypdfium2") and available("PIL")
+    return "figures" in site_features()
 
 
 def _reading_cache() -> ModuleType:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from papernotes.errors import Diagnostic
 from papernotes.site.contexts import FigureFile
+from papernotes.testhooks import pause
 
 if TYPE_CHECKING:
     from papernotes.site.contexts import Page
@@ -35,6 +36,7 @@ _JOB: tuple[Theme, list[Page], Staging] | None = None
 def _render_range(bounds: tuple[int, int]) -> list[tuple[str, Diagnostic]]:
     assert _JOB is not None  # set by the parent before forking; not user input
     theme, pages, staging = _JOB
+    pause("render.range")
     problems: list[tuple[str, Diagnostic]] = []
     for page in pages[bounds[0]:bounds[1]]:
         if isinstance(page.context, FigureFile):  # an image of the figure cache: linked (or copied) as it is

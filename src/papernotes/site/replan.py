@@ -52,7 +52,7 @@ from papernotes.site.strings import labels_for, ui_strings
 
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry
-    from papernotes.site.build import Project
+    from papernotes.site.shape import Project
     from papernotes.site.contexts import Page, SiteLabels
     from papernotes.site.editions import Edition
 

@@ -36,7 +36,6 @@ from urllib.parse import quote, urlsplit
 import watchfiles
 
 from papernotes.corpus.scan import SKIP_FILES, notes_beside
-from papernotes.errors import PapernotesError
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.site.build import Builder, BuildResult
 from papernotes.site.theme import ASSETS
@@ -199,11 +198,14 @@ class DevServer(ThreadingHTTPServer):
 
     def __init__(self, corpus: Path, site: Path, port: int = 8000,
                  on_build: Callable[[BuildResult], None] | None = None,
-                 on_error: Callable[[Exception], None] | None = None, verbose: bool = False) -> None:
+                 on_error: Callable[[Exception], None] | None = None, verbose: bool = False,
+                 on_wait: Callable[[str], None] | None = None) -> None:
         self.corpus = corpus.resolve()
         self.site = site
         self.on_build = on_build
         self.on_error = on_error
+        self.on_wait = on_wait
+        """Told when a rebuild waits for another build of the site or the corpus (``build`` into the same output)."""
         self.verbose = verbose
         self.generation = 0
         self.changed = threading.Condition()
@@ -211,6 +213,9 @@ class DevServer(ThreadingHTTPServer):
         self.streams = threading.BoundedSemaphore(MAX_EVENT_STREAMS)
         self.watching = threading.Event()
         self.last_result: BuildResult | None = None
+        self.last_error: Exception | None = None
+        """What stopped the last build (``None`` after one that finished): the command's exit status when the first
+        build fails."""
         self.base_path = "/"
         """Where the site is served: ``base_url``'s path, as on the host it is built for (``/papernotes/``)."""
         self.last_built: float = 0.0
@@ -238,21 +243,17 @@ class DevServer(ThreadingHTTPServer):
         """Build (``edited``: just these notes changed; ``fresh``: settings changed, start a new builder)."""
         try:
             if fresh or self.builder is None:
-                self.builder = Builder(self.corpus, self.site)
+                self.builder = Builder(self.corpus, self.site, waiting=self.on_wait)
                 edited = None
             notified = []
             result = self.builder.build(edited=edited, on_pages=lambda: notified.append(self._reload()))
-        except PapernotesError as exc:
-            self.builder = None  # the settings may be what is wrong: read them again next time
-            if self.on_error:
-                self.on_error(exc)
-            return None
         except Exception as exc:  # noqa: BLE001 - a failing build must not stop the server
-            self.builder = None
+            self.builder = None  # the settings may be what is wrong: read them again next time
+            self.last_error = exc
             if self.on_error:
                 self.on_error(exc)
             return None
-        self.last_result = result
+        self.last_result, self.last_error = result, None
         # as the pages spell it in their links (the 404 page's, the redirect's Location), percent-encoded
         self.base_path = quote(self.builder.project.config.base_path, safe="/%:@!$&'()*+,;=-._~")
         if self.on_build:

@@ -29,6 +29,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import IO
 
 from papernotes import forks
 from papernotes.corpus.model import Entry
@@ -45,6 +46,8 @@ from papernotes.site.search.store import SearchStore
 from papernotes.site.search.tokenize import NoteText, note_records
 from papernotes.testhooks import pause
 
+PACKAGE_ROOT = Path(__file__).resolve().parents[3]
+"""The folder papernotes is imported from here, where ``Records``' child imports it from."""
 BACKGROUND_NOTES = (PARALLEL_NOTES, 15_000)
 RECORDS_BATCH = 250
 """Notes ``Records``' child tokenises between two looks at whether to stop (~0.15 s of work), and stores at once."""
@@ -56,6 +59,8 @@ class Background:
     def __init__(self, pid: int, pipe: int, entries: Sequence[Entry]) -> None:
         self.pid, self.pipe = pid, pipe
         self.entries = list(entries)
+        self.failure: str | None = None
+        """Why the child made no index, once ``result`` found it failed (the build says so, and makes it)."""
 
     @classmethod
     def start(cls, entries: Sequence[Entry], read_body: BodyReader, cache_dir: Path, lang: str,
@@ -74,13 +79,17 @@ class Background:
         write_end = forked[1]
         status = 1  # the child: nothing after this block runs in it, whatever happens
         try:
-            forks.die_with_parent(parent)
-            pause("search.background")
-            files = search_files(entries, read_body, cache_dir, lang, workers=1, synonyms=synonyms)
-            files.close()
+            made: SearchFiles | str
+            try:
+                forks.die_with_parent(parent)
+                pause("search.background")
+                made = search_files(entries, read_body, cache_dir, lang, workers=1, synonyms=synonyms)
+                made.close()
+                status = 0
+            except Exception as exc:  # noqa: BLE001 - the build reports it, and makes the index itself
+                made = f"{type(exc).__name__}: {exc}"
             with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(pickle.dumps(files, pickle.HIGHEST_PROTOCOL))
-            status = 0
+                pipe.write(pickle.dumps(made, pickle.HIGHEST_PROTOCOL))
         finally:
             os._exit(status)
 
@@ -89,13 +98,14 @@ class Background:
         with os.fdopen(self.pipe, "rb") as reader:
             data = reader.read()
         _, status = os.waitpid(self.pid, 0)
-        if status != 0 or _by_path(entries) != _by_path(self.entries):  # equal records, mostly the same objects
-            return None
         try:  # from our own child, through a pipe only it and this process hold
             files = pickle.loads(data)  # noqa: S301
         except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+            files = None
+        if status != 0 or not isinstance(files, SearchFiles):
+            self.failure = files if isinstance(files, str) else _ended(os.waitstatus_to_exitcode(status))
             return None
-        return files if isinstance(files, SearchFiles) else None
+        return files if _by_path(entries) == _by_path(self.entries) else None  # equal records, mostly the same objects
 
     def before_render(self) -> None:
         """The render starts: this child goes on (its index is what the build waits for afterwards)."""
@@ -116,9 +126,13 @@ class Records:
     the build opens the store only once the child is reaped.
     """
 
-    def __init__(self, child: subprocess.Popen[bytes]) -> None:
+    def __init__(self, child: subprocess.Popen[bytes], errors: IO[bytes]) -> None:
         self.child = child
+        self.errors = errors
+        """Where the child's stderr goes: its last line says why it failed."""
         self._status: int | None = None
+        self.failure: str | None = None
+        """Why the child stopped short, once reaped (the build says so; ``search_files`` tokenises what it left)."""
 
     @classmethod
     def start(cls, entries: Sequence[Entry], corpus: Path, cache_dir: Path, lang: str) -> Records | None:
@@ -129,18 +143,22 @@ class Records:
         rows = [(record_key(e, lang), e.note.path, e.note.title, tuple(e.note.keywords),
                  tuple((t.slug, t.name(lang)) for t in e.topics), e.note.summary, tuple(e.note.authors))
                 for e in entries]
+        # this very papernotes, whatever the child's sys.path and working folder would find first
+        code = (f"import sys; sys.path.insert(0, {str(PACKAGE_ROOT)!r}); "
+                "from papernotes.site.search.background import records_child; records_child()")
+        errors = tempfile.TemporaryFile()
         try:
             with tempfile.TemporaryFile() as given:
                 pickle.dump(rows, given, pickle.HIGHEST_PROTOCOL)
                 given.flush()
                 given.seek(0)
                 child = subprocess.Popen(
-                    [sys.executable, "-c", "from papernotes.site.search.background import records_child; "
-                     "records_child()", str(os.getpid()), str(corpus), str(cache_dir / STORE_NAME),
-                     str(given.fileno())], pass_fds=(given.fileno(),), stdin=subprocess.DEVNULL)
+                    [sys.executable, "-c", code, str(os.getpid()), str(corpus), str(cache_dir / STORE_NAME),
+                     str(given.fileno())], pass_fds=(given.fileno(),), stdin=subprocess.DEVNULL, stderr=errors)
         except OSError:
+            errors.close()
             return None
-        return cls(child)
+        return cls(child, errors)
 
     def before_render(self) -> None:
         """Stop the child once its batch is stored, and reap it (the render needs both cores, and the search
@@ -150,7 +168,12 @@ class Records:
                 self.child.send_signal(signal.SIGTERM)
             except ProcessLookupError:
                 pass
-            self._status = self.child.wait()
+            status = self.child.wait()
+            if status not in (0, -signal.SIGTERM):  # SIGTERM: stopped by the build before it could say a word
+                self.errors.seek(0)
+                said = self.errors.read().decode("utf-8", "replace").strip().splitlines()
+                self.failure = said[-1] if said else _ended(status)
+            self._reaped(status)
 
     def result(self, entries: Sequence[Entry]) -> None:
         """No index: the build makes it, finding the records the child stored."""
@@ -161,7 +184,11 @@ class Records:
         """Stop the child and reap it (a build that failed or was interrupted)."""
         if self._status is None:
             self.child.kill()
-            self._status = self.child.wait()
+            self._reaped(self.child.wait())
+
+    def _reaped(self, status: int) -> None:
+        self._status = status
+        self.errors.close()
 
 
 def records_child() -> None:
@@ -171,6 +198,7 @@ def records_child() -> None:
     forks.die_with_parent(int(parent))
     stopped: list[bool] = []
     signal.signal(signal.SIGTERM, lambda *_: stopped.append(True))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C reaches the whole process group: the build reports it
     pause("search.records")
     with os.fdopen(given, "rb") as source:
         rows = pickle.load(source)  # noqa: S301 - written by the build that started this process
@@ -184,6 +212,11 @@ def records_child() -> None:
             made = note_records(NoteText(title, keywords, topics, summary, authors, body_of(corpus, path))
                                 for _, path, title, keywords, topics, summary, authors in batch)
             store.put_records(zip([row[0] for row in batch], made, strict=True))
+
+
+def _ended(code: int) -> str:
+    """How a child that said nothing ended, from its exit code (negative: the signal that killed it)."""
+    return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
 
 def _kill(pid: int) -> None:
