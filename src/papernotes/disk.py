@@ -63,6 +63,34 @@ def atomic_write(path: Path, data: bytes | str, durable: bool = True) -> None:
         raise
 
 
+def sha1_hex(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def as_read(path: Path, digest: str, digest_of: Callable[[bytes], str] = sha1_hex) -> bytes | None:
+    """The bytes of ``path`` if they are still the ones read (``digest_of`` them is ``digest``; ``digest`` ``""``:
+    the file must still be absent, and ``b""`` stands for it), ``None`` if the file changed or cannot be read."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return b"" if digest == "" else None
+    except OSError:
+        return None
+    return data if digest and digest_of(data) == digest else None
+
+
+def write_if_unchanged(path: Path, digest: str, data: bytes | str | Callable[[bytes], bytes | str],
+                       digest_of: Callable[[bytes], str] = sha1_hex) -> bool:
+    """Write ``data`` (or what it makes of the bytes read) atomically to ``path`` only if the file is still as it
+    was read (``as_read``): a note a person saved while a draft, a translation or a classification was being made
+    is never overwritten. ``False``: nothing was written."""
+    current = as_read(path, digest, digest_of)
+    if current is None:
+        return False
+    atomic_write(path, data(current) if callable(data) else data)
+    return True
+
+
 _HELD: set[int] = set()
 """File descriptors of the ``exclusive`` locks this process holds."""
 

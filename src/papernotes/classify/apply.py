@@ -17,7 +17,7 @@ from papernotes.classify.prediction import Prediction
 from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.scan import note_digest
 from papernotes.corpus.model import Note
-from papernotes.disk import atomic_write
+from papernotes.disk import as_read, write_if_unchanged
 from papernotes.errors import Diagnostic, warning
 
 
@@ -56,15 +56,17 @@ def apply_domains(root: Path, notes: Sequence[Note], predictions: Sequence[Predi
 def _write(root: Path, note: Note, domain: str) -> str:
     """Write ``domain:`` into the note if its file is as it was read; what stopped it otherwise."""
     path = root / note.path
+    data = as_read(path, note.digest, lambda data: note_digest(root, note.path, data)[0])
+    if not data:
+        return "the file changed while classifying"
     try:
-        data = path.read_bytes()
         source = data.decode("utf-8")
         current = read(source)[0].get("domain")
-    except (OSError, UnicodeDecodeError, FrontMatterError) as exc:
+    except (UnicodeDecodeError, FrontMatterError) as exc:
         return f"cannot read it again ({exc})"
-    if note.digest and note_digest(root, note.path, data)[0] != note.digest:
-        return "the file changed while classifying"
     if current is not None and not (isinstance(current, str) and not current.strip()):
         return "its `domain` line is not empty"
-    atomic_write(path, update(source, {"domain": domain}, order=KEY_ORDER).encode("utf-8"))
+    if not write_if_unchanged(path, note.digest, update(source, {"domain": domain}, order=KEY_ORDER),
+                              lambda data: note_digest(root, note.path, data)[0]):
+        return "the file changed while classifying"
     return ""

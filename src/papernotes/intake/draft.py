@@ -33,7 +33,7 @@ from papernotes.corpus.scan import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
 from papernotes.corpus.sections import demote_headings
 from papernotes.corpus.translation import translation_name
-from papernotes.disk import atomic_write
+from papernotes.disk import write_if_unchanged
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.extras import require
 from papernotes.intake.conversation import Usage
@@ -273,18 +273,6 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
     return update(stub.source, front, order=KEY_ORDER, body="\n" + body + "\n")
 
 
-def _write_if_unchanged(corpus: Path, stub: Stub, text: str) -> bool:
-    path = corpus / stub.path
-    try:
-        current = path.read_bytes()
-    except OSError:
-        return False
-    if hashlib.sha1(current).hexdigest() != stub.digest:
-        return False
-    atomic_write(path, text)
-    return True
-
-
 class DraftJob:
     """What an engine works through: the stubs, their languages and papers, and where results go.
 
@@ -347,7 +335,7 @@ class DraftJob:
     def _done(self, stub: Stub, text: str) -> bool:
         if self.preview:
             self.previews.append((stub.path, stub.source, text))
-        written = self.preview or _write_if_unchanged(self.corpus, stub, text)
+        written = self.preview or write_if_unchanged(self.corpus / stub.path, stub.digest, text)
         if written:
             pause("draft.written")
         if not written:

@@ -20,7 +20,6 @@ the model was working.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from papernotes.corpus.load import cache_path, load_corpus
 from papernotes.corpus.model import LANGUAGES, Note
 from papernotes.corpus.parse import parse_note
 from papernotes.corpus.translation import translation_path
-from papernotes.disk import atomic_write
+from papernotes.disk import as_read, sha1_hex, write_if_unchanged
 from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake import translate_guard as guard
 from papernotes.intake import translate_parts as parts
@@ -97,10 +96,6 @@ class TranslateResult:
     batch_price_factor: float = 1.0
 
 
-def _sha1(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()
-
-
 def _read(corpus: Path, rel: str) -> bytes | None:
     try:
         return (corpus / rel).read_bytes()
@@ -150,11 +145,11 @@ def _work(corpus: Path, note: Note, target: str) -> Work | None:
         front, body, _ = read(text)
     except (UnicodeDecodeError, FrontMatterError):
         return None  # changed since it was loaded; the next run sees it as it is
-    fresh, _ = parse_note(note.path, text, _sha1(data))
+    fresh, _ = parse_note(note.path, text, sha1_hex(data))
     if fresh is None:
         return None
     existing = _read(corpus, target)
-    return Work(note.path, target, _sha1(data), _sha1(existing) if existing is not None else "", front,
+    return Work(note.path, target, sha1_hex(data), sha1_hex(existing) if existing is not None else "", front,
                 parts.payload(front, fresh.title, body.replace("\r\n", "\n")), fresh.text_digest)
 
 
@@ -243,16 +238,14 @@ class TranslateJob:
             self.progress("translate", self.count, len(self.work))
 
     def _write_if_unchanged(self, work: Work, text: str) -> bool:
-        original, target = _read(self.corpus, work.path), _read(self.corpus, work.target)
-        if original is None or _sha1(original) != work.digest:
+        if as_read(self.corpus / work.path, work.digest) is None:
             self.problems.append(warning(work.path, 0, "changed while it was being translated; its translation "
                                                        "was not written (run again)", "translate-conflict"))
             return False
-        if (_sha1(target) if target is not None else "") != work.target_digest:
+        if not write_if_unchanged(self.corpus / work.target, work.target_digest, text):
             self.problems.append(warning(work.target, 0, "changed while a new translation was being made; left "
                                                          "as it is", "translate-conflict"))
             return False
-        atomic_write(self.corpus / work.target, text)
         return True
 
 
