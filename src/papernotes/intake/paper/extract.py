@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.extras import require
+from papernotes.intake.paper.forms import FormSpace
 from papernotes.intake.paper.kerns import KernSplitter
 from papernotes.intake.paper.model import PaperError
 
@@ -173,10 +174,19 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
     except (KeyError, TypeError):
         resources = None
     kerns = KernSplitter(resources, fonts.code_width)
+    try:
+        forms = FormSpace(page["/Resources"]["/XObject"])
+    except (KeyError, TypeError):
+        forms = FormSpace(None)
+
+    def before(op: bytes, operands: Any, cm: Any, tm: Any) -> None:
+        forms.before(op, operands, cm)
+        kerns.before(op, operands, forms.to_page(cm), tm)
 
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
         if not text or text.isspace():
             return
+        cm = forms.to_page(cm)  # a form's text (a figure drawn from a PDF) where the page shows it
         a = tm[0] * cm[0] + tm[1] * cm[2]
         b = tm[0] * cm[1] + tm[1] * cm[3]
         c = tm[2] * cm[0] + tm[3] * cm[2]
@@ -199,7 +209,8 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
                         _direction(a, b), bold))
 
     try:
-        page.extract_text(visitor_text=visit, visitor_operand_before=kerns.before)
+        page.extract_text(visitor_text=visit, visitor_operand_before=before,
+                          visitor_operand_after=lambda op, *_: forms.after(op))
     except Exception:  # one broken page must not lose the paper; it counts as a page without text
         raw = []
     box = page.mediabox
