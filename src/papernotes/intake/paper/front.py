@@ -33,6 +33,7 @@ from statistics import median
 from papernotes.intake.paper.cleanup import LIGATURES, clean_text, known_hyphenated, paragraphs
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
+from papernotes.intake.paper.smallcaps import read_small_caps
 from papernotes.text import CJK_ANY
 
 ARXIV_STAMP = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.I)
@@ -80,6 +81,7 @@ def read_front(doc: RawDocument) -> Front:
     page = next((p for p in doc.pages if p.fragments), None)
     if page is None:
         return Front()
+    page = read_small_caps(page)
     flat = [replace(line, text=_clean(line.text)) for line in rows(page)]
     lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
     arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
@@ -91,9 +93,8 @@ def read_front(doc: RawDocument) -> Front:
     start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size])
     abstract = _abstract(lines, start, heading) if start is not None else ""
     floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
-    # under the title, before the abstract, across the page: never a float or a column's text beside the abstract
-    head = lines[:start] if start is not None else lines
-    authors = _authors(page, [line for line in head if line.column == 0 and floor < line.y < bottom - 0.5 * line.size])
+    # under the title, above the abstract, across the page (author blocks side by side read as one row)
+    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size])
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
     return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
 
@@ -216,14 +217,22 @@ def is_name(text: str) -> bool:
 
 
 def _authors(page: RawPage, lines: Sequence[Line]) -> tuple[str, ...]:
+    """Names from the lines between the title and the abstract, read across the page's whole width.
+
+    A line counts when its parts (cut at separators, footnote marks and wide gaps) are names, apart from
+    e-mail addresses beside them (older ICML: the address right-aligned on the name's line). A line of
+    prose before any name (a content warning) is passed over; one after the names ends them.
+    """
     names: list[str] = []
     for line in lines:
         if _prose(line) or _is_heading(line, line.size):
-            break
-        if EMAIL.search(line.text) or AFFILIATION.search(line.text) or VENUE.search(line.text):
+            if names:
+                break
+            continue
+        if AFFILIATION.search(line.text) or VENUE.search(line.text):
             continue
         parts = [" ".join(p.split()) for p in SEPARATORS.split(_marked_text(page, line))]
-        parts = [p for p in parts if p]
+        parts = [p for p in parts if p and not EMAIL.search(p)]
         if parts and all(is_name(p) for p in parts):
             names.extend(p for p in parts if p not in names)
     return tuple(names)
