@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
+from papernotes.printed_venues import PrintedVenues, SeriesPattern, compile_patterns, read_printed
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -88,6 +89,8 @@ class Series:
     month: int
     zh: str = ""
     en: str = ""
+    printed: tuple[str, ...] = ()
+    """Regular expressions naming the series in a paper's printed venue line (``papernotes.printed_venues``)."""
 
 
 class PhraseIndex:
@@ -161,6 +164,8 @@ class Taxonomy:
     _topic_names: dict[str, str] = field(default_factory=dict)
     synonyms: tuple[tuple[str, ...], ...] = ()
     """Search synonym groups: a query that is one of a group's terms also finds the others."""
+    printed: PrintedVenues = PrintedVenues()
+    """How papers print their venue, from the venues files' ``[printed]`` tables and series ``printed`` lists."""
 
     def venue(self, venue_id: str) -> Venue:
         """The venue record for an id; unknown series still get a name, year and date."""
@@ -361,6 +366,7 @@ class _Loader:
         self.domains: dict[str, Domain] = {}
         self.topics: dict[str, Topic] = {}
         self.synonyms: list[tuple[str, ...]] = []
+        self.printed: dict[str, tuple[re.Pattern[str], ...]] = {}
         self.digest = hashlib.sha256()
 
     def _load(self, path: Path, label: str) -> tuple[dict[str, Any], str]:
@@ -392,7 +398,11 @@ class _Loader:
                 month=month,
                 zh=_str_field(entry, "zh", where, self.problems, False, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, False, old.en if old else ""),
+                printed=tuple(p.pattern for p in compile_patterns(entry["printed"], where, "printed", self.problems))
+                if "printed" in entry else old.printed if old else (),
             )
+        for kind, patterns in read_printed(data, path, text, self.problems).items():
+            self.printed[kind] = self.printed.get(kind, ()) + patterns  # a site's patterns add to the shipped ones
         for entry in _entries(data, "venue", path, self.problems):
             vid, date = entry.get("id"), entry.get("date")
             where = (str(path), text_line(text, f'"{vid}"'))
@@ -463,8 +473,9 @@ class _Loader:
         for topic in self.topics.values():
             for name in (topic.en, topic.zh, topic.slug):
                 names[name.casefold()] = topic.slug
+        series = tuple(SeriesPattern(s.id, re.compile(p, re.I)) for s in self.series.values() for p in s.printed)
         return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
-                        self.digest.hexdigest()[:16], names, tuple(self.synonyms))
+                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), PrintedVenues(**self.printed, series=series))
 
 
 def shipped_file(name: str) -> Path:

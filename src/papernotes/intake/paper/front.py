@@ -26,7 +26,7 @@ carry no title or author there).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import median
 
@@ -34,6 +34,7 @@ from papernotes.intake.paper.cleanup import LIGATURES, clean_text, known_hyphena
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
 from papernotes.intake.paper.smallcaps import read_small_caps
+from papernotes.printed_venues import PrintedVenues, shipped
 from papernotes.text import CJK_ANY
 
 ARXIV_STAMP = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.I)
@@ -41,10 +42,10 @@ ABSTRACT_HEAD = re.compile(r"^(?:abstract|摘\s*要)(?:\s*$|\s*[.:：—–-]+\s
 HEADING = re.compile(r"^(?:\d{1,2}\.?|[IVX]{1,5}\.)\s+[A-Z][^.]{1,60}$")
 INTRO = re.compile(r"^(?:(?:\d{1,2}|[IVX]{1,5})\.?\s+)?(?:introduction|background|motivation)$", re.I)
 STOP = re.compile(r"^(?:keywords?|key\s+words|index\s+terms|ccs\s+concepts|(?:figure|fig\.|table)\s*\d)", re.I)
-VENUE = re.compile(r"^\W*(?:(?:published|accepted)\s+(?:as\s+an?\s+[\w -]*?paper\s+)?(?:at|in|to|by|for)\b"
-                   r"|(?:to\s+)?appear(?:s|ing)?\s+(?:at|in)\b|(?:in\s+)?proceedings\s+of\b"
-                   r"|\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\s+on\b)", re.I)
-NOT_VENUE = re.compile(r"under\s+review|submitted|submission|preprint|anonymous|do\s+not\s+distribute", re.I)
+ORDINAL = re.compile(r"\b(\d+)\s+(st|nd|rd|th)\b")
+"""A superscript ordinal read apart from its number: ``38 th`` -> ``38th``."""
+MARGIN = (0.12, 0.2)
+"""Top and bottom shares of the page where a line naming a series alone is a venue line (a header, a footer)."""
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 CHINESE_NAME = re.compile(f"[{CJK_ANY}]{{2,4}}")
 """A Chinese name: two to four Chinese characters."""
@@ -77,7 +78,10 @@ class Front:
     """As printed, e.g. ``Published as a conference paper at ICLR 2026``."""
 
 
-def read_front(doc: RawDocument) -> Front:
+def read_front(doc: RawDocument, printed: PrintedVenues | None = None) -> Front:
+    """Page 1's front matter; ``printed`` (the venue lines' patterns) defaults to the shipped venue taxonomy's."""
+    printed = printed or shipped()
+    cue = printed.is_cue
     page = next((p for p in doc.pages if p.fragments), None)
     if page is None:
         return Front()
@@ -85,16 +89,16 @@ def read_front(doc: RawDocument) -> Front:
     flat = [replace(line, text=_clean(line.text)) for line in rows(page)]
     lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
     arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
-    venue = _venue(lines)
+    venue = _venue(lines, printed, page.height)
     title_at = _title(flat)
     if title_at is None:
         return Front(arxiv=arxiv, venue_text=venue)
     bottom = min(flat[i].y for i in title_at)
-    start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size])
-    abstract = _abstract(lines, start, heading) if start is not None else ""
+    start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size], cue)
+    abstract = _abstract(lines, start, heading, cue) if start is not None else ""
     floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
     # under the title, above the abstract, across the page (author blocks side by side read as one row)
-    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size])
+    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size], cue)
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
     return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
 
@@ -216,7 +220,7 @@ def is_name(text: str) -> bool:
             and all(re.fullmatch(r"[^\W\d_][\w'’.-]*", w) and (w[0].isupper() or w in PARTICLES) for w in words))
 
 
-def _authors(page: RawPage, lines: Sequence[Line]) -> tuple[str, ...]:
+def _authors(page: RawPage, lines: Sequence[Line], cue: Callable[[str], bool]) -> tuple[str, ...]:
     """Names from the lines between the title and the abstract, read across the page's whole width.
 
     A line counts when its parts (cut at separators, footnote marks and wide gaps) are names, apart from
@@ -229,7 +233,7 @@ def _authors(page: RawPage, lines: Sequence[Line]) -> tuple[str, ...]:
             if names:
                 break
             continue
-        if AFFILIATION.search(line.text) or VENUE.search(line.text):
+        if AFFILIATION.search(line.text) or cue(line.text):
             continue
         parts = [" ".join(p.split()) for p in SEPARATORS.split(_marked_text(page, line))]
         parts = [p for p in parts if p and not EMAIL.search(p)]
@@ -250,7 +254,8 @@ def _prose(line: Line) -> bool:
     return len(words) >= 8 and sum(w[0].islower() for w in words) >= 0.4 * len(words)
 
 
-def _abstract_start(lines: Sequence[Line], below: Sequence[int]) -> tuple[int | None, bool]:
+def _abstract_start(lines: Sequence[Line], below: Sequence[int], cue: Callable[[str], bool]
+                    ) -> tuple[int | None, bool]:
     """Where the abstract starts among the lines ``below`` the title (in reading order), and whether at a heading."""
     for i in below:
         if ABSTRACT_HEAD.match(lines[i].text.strip()):
@@ -260,12 +265,12 @@ def _abstract_start(lines: Sequence[Line], below: Sequence[int]) -> tuple[int | 
         line = lines[i]
         if _is_heading(line, body):
             return None, False
-        if _prose(line) and not (EMAIL.search(line.text) or VENUE.search(line.text) or STOP.match(line.text)):
+        if _prose(line) and not (EMAIL.search(line.text) or cue(line.text) or STOP.match(line.text)):
             return i, False
     return None, False
 
 
-def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
+def _abstract(lines: Sequence[Line], start: int, heading: bool, cue: Callable[[str], bool]) -> str:
     first = lines[start]
     taken: list[Line] = []
     if heading:
@@ -277,7 +282,7 @@ def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
     for line in lines[start:]:
         text = line.text.strip()
         if (abs(line.size - size) > 0.12 * size or _is_heading(line, size) or STOP.match(text)
-                or VENUE.search(text) or ABSTRACT_HEAD.match(text)):
+                or cue(text) or ABSTRACT_HEAD.match(text)):
             break
         taken.append(line)
     found = paragraphs(taken, known_hyphenated(lines))  # "self-" + "distillation": the title spells it
@@ -297,16 +302,25 @@ def _arxiv(stamps: Sequence[str], more: Sequence[str], lines: Sequence[Line]) ->
     return ""
 
 
-def _venue(lines: Sequence[Line]) -> str:
+def _venue(lines: Sequence[Line], printed: PrintedVenues, height: float) -> str:
+    """The first line that says where the paper appeared, with the lines it runs on to, as printed.
+
+    A line naming a series but no cue ("(AAAI-18)", a journal's header) counts in the page's margins only:
+    the body may cite another venue.
+    """
     for i, line in enumerate(lines):
-        if not VENUE.search(line.text) or NOT_VENUE.search(line.text):
+        text = ORDINAL.sub(r"\1\2", line.text)
+        margin = line.y > (1 - MARGIN[0]) * height or line.y < MARGIN[1] * height
+        if not (printed.is_cue(text) or margin and not _prose(line) and printed.series_in(text)) \
+                or printed.is_not_venue(text):
             continue
-        text, prev = line.text.strip(), line
+        text, prev = text.strip(), line
         for nxt in lines[i + 1:i + 3]:
             if YEAR.search(text) or abs(nxt.size - prev.size) > 0.06 * prev.size \
                     or not 0 < prev.y - nxt.y < 2 * prev.size:
                 break
-            text = f"{text[:-1]}{nxt.text.strip()}" if text.endswith("-") else f"{text} {nxt.text.strip()}"
+            more = ORDINAL.sub(r"\1\2", nxt.text.strip())
+            text = f"{text[:-1]}{more}" if text.endswith("-") else f"{text} {more}"
             prev = nxt
         text = re.split(r"\s*(?:copyright|©)", text, maxsplit=1, flags=re.I)[0]
         return re.sub(r"^\W+", "", text).rstrip(" .;,")
