@@ -15,7 +15,7 @@ from papernotes.layout import CACHE_DIR
 from papernotes.intake.paper.model import PaperText
 from papernotes.disk import atomic_write
 
-READER_VERSION = 4
+READER_VERSION = 5
 """Bump when extraction, layout, cleanup or sectioning changes what a PDF reads as."""
 FOLDER = "papers"
 

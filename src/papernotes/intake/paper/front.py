@@ -34,6 +34,7 @@ from papernotes.intake.paper.cleanup import LIGATURES, clean_text, known_hyphena
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
 from papernotes.intake.paper.smallcaps import read_small_caps
+from papernotes.intake.plausible import AFFILIATION, EMAIL, name_problem, title_problem
 from papernotes.printed_venues import PrintedVenues, shipped
 from papernotes.text import CJK_ANY
 
@@ -44,18 +45,13 @@ INTRO = re.compile(r"^(?:(?:\d{1,2}|[IVX]{1,5})\.?\s+)?(?:introduction|backgroun
 STOP = re.compile(r"^(?:keywords?|key\s+words|index\s+terms|ccs\s+concepts|(?:figure|fig\.|table)\s*\d)", re.I)
 ORDINAL = re.compile(r"\b(\d+)\s+(st|nd|rd|th)\b")
 """A superscript ordinal read apart from its number: ``38 th`` -> ``38th``."""
+TITLE_AREA = 0.6
+"""Share of the page, from the top, where a title stands when no "Abstract" heading is printed under it."""
 MARGIN = (0.12, 0.2)
 """Top and bottom shares of the page where a line naming a series alone is a venue line (a header, a footer)."""
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 CHINESE_NAME = re.compile(f"[{CJK_ANY}]{{2,4}}")
 """A Chinese name: two to four Chinese characters."""
-EMAIL = re.compile(r"@|\{[\w.,\s-]+\}\s*@?|\b(?:e-?mail|correspond\w*)\b", re.I)
-AFFILIATION = re.compile(
-    r"\b(?:universit\w*|institut\w*|college|school|department|dept|faculty|laborator\w*|labs?|research|inc|ltd|"
-    r"corp\w*|company|academy|cent(?:er|re)|group|foundation|hospital|technolog\w*|polytechnic|google|microsoft|"
-    r"meta|deepmind|openai|nvidia|amazon|apple|ibm|alibaba|tencent|baidu|bytedance|huawei|samsung|anthropic|"
-    r"anonymous|double-blind|contribution|affiliation|address|usa|china|uk|germany|france|canada|japan|korea|"
-    r"singapore|switzerland|india|israel)\b", re.I)
 SEPARATORS = re.compile(r"\s*(?:\||,|;|&|\band\b|\s{2,}|\d+|[*∗†‡§¶♠♣♥♦⋆★#✉]+|\([^)]*\))\s*")
 PARTICLES = frozenset("van von de der den di da du la le dos das del della bin al y zu ter".split())
 SMALL = frozenset("a an and as at but by for from in into nor of on or per the to via vs with".split())
@@ -76,6 +72,8 @@ class Front:
     """Without version: ``2602.06107``."""
     venue_text: str = ""
     """As printed, e.g. ``Published as a conference paper at ICLR 2026``."""
+    doubts: tuple[str, ...] = ()
+    """What the page did not give plainly: no plausible title, no author names (``intake.plausible``)."""
 
 
 def read_front(doc: RawDocument, printed: PrintedVenues | None = None) -> Front:
@@ -90,17 +88,19 @@ def read_front(doc: RawDocument, printed: PrintedVenues | None = None) -> Front:
     lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
     arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
     venue = _venue(lines, printed, page.height)
-    title_at = _title(flat)
+    title_at, doubt = _title(flat, page.width, page.height)
     if title_at is None:
-        return Front(arxiv=arxiv, venue_text=venue)
+        return Front(arxiv=arxiv, venue_text=venue, doubts=(doubt,))
     bottom = min(flat[i].y for i in title_at)
     start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size], cue)
     abstract = _abstract(lines, start, heading, cue) if start is not None else ""
     floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
     # under the title, above the abstract, across the page (author blocks side by side read as one row)
     authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size], cue)
+    authors = tuple(name for name in authors if name_problem(name) is None)
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
-    return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
+    doubts = () if authors else ("no author names under the title",)
+    return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue, doubts)
 
 
 def _clean(text: str) -> str:
@@ -115,13 +115,22 @@ def _body_size(lines: Sequence[Line]) -> float:
     return median(sizes) if sizes else 10.0
 
 
-def _title(lines: Sequence[Line]) -> list[int] | None:
-    """Indices of the title's lines: the largest type (clearly above the body's) that spells a few letters."""
+def _title(lines: Sequence[Line], width: float, height: float) -> tuple[list[int] | None, str]:
+    """Indices of the title's lines, or ``None`` and why not.
+
+    The title is the largest type (clearly above the body's) drawn on the page, above the "Abstract" heading
+    (without one, in the page's upper ``TITLE_AREA``), whose text is a plausible title; a larger type that is
+    not (math from a figure, a caption, a sentence) is passed over for the next size down.
+    """
     body = _body_size(lines)
+    heads = [line.y for line in lines if ABSTRACT_HEAD.match(line.text.strip())]
+    floor = max(heads) if heads else (1 - TITLE_AREA) * height
+    doubt = "no type on page 1 larger than its body text"
     for size in sorted({line.size for line in lines}, reverse=True):
         if size < 1.15 * body:
-            return None
-        same = sorted((i for i, line in enumerate(lines) if abs(line.size - size) <= 0.06 * size),
+            break
+        same = sorted((i for i, line in enumerate(lines) if abs(line.size - size) <= 0.06 * size
+                       and line.y > floor and -1 <= line.x and line.right <= width + 1 and line.y <= height),
                       key=lambda i: (-lines[i].y, lines[i].x))
         taken = same[:1]
         for i in same[1:]:
@@ -129,9 +138,13 @@ def _title(lines: Sequence[Line]) -> list[int] | None:
             if gap > 2.5 * size:
                 break
             taken.append(i)
-        if sum(ch.isalpha() for i in taken for ch in lines[i].text) >= 8:
-            return taken
-    return None
+        if sum(ch.isalpha() for i in taken for ch in lines[i].text) < 8:
+            continue
+        why = title_problem(_title_text([lines[i] for i in taken], {}))
+        if why is None:
+            return taken, ""
+        doubt = f"the largest type on page 1 is not a plausible title ({why})"
+    return None, doubt
 
 
 def _title_text(lines: Sequence[Line], known: dict[str, str]) -> str:

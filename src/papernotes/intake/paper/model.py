@@ -112,6 +112,9 @@ class PaperText:
     """Figures found from their captions, in page order."""
     tables: tuple[Figure, ...] = ()
     """Tables found from their captions, in page order."""
+    doubts: tuple[str, ...] = ()
+    """What the first page did not give plainly, one phrase each (the title taken from the PDF metadata or the
+    file name, no author names): ``ingest pdf`` and ``new --pdf`` warn and mark the note for review."""
 
     def paragraphs(self, appendix: bool = True) -> Iterator[tuple[Section, Paragraph]]:
         for section in (*self.sections, *(self.appendix if appendix else ())):
@@ -137,7 +140,8 @@ class PaperText:
                 "empty_pages": list(self.empty_pages), "authors": list(self.authors), "abstract": self.abstract,
                 "arxiv": self.arxiv, "venue_text": self.venue_text,
                 "sections": sections(self.sections), "appendix": sections(self.appendix),
-                "figures": [f.to_dict() for f in self.figures], "tables": [t.to_dict() for t in self.tables]}
+                "figures": [f.to_dict() for f in self.figures], "tables": [t.to_dict() for t in self.tables],
+                "doubts": list(self.doubts)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PaperText:
@@ -150,4 +154,5 @@ class PaperText:
                    tuple(data.get("empty_pages", ())), tuple(data.get("authors", ())), data.get("abstract", ""),
                    data.get("arxiv", ""), data.get("venue_text", ""),
                    tuple(Figure.from_dict("figure", f) for f in data.get("figures", ())),
-                   tuple(Figure.from_dict("table", t) for t in data.get("tables", ())))
+                   tuple(Figure.from_dict("table", t) for t in data.get("tables", ())),
+                   tuple(data.get("doubts", ())))

@@ -25,6 +25,7 @@ from papernotes.intake.paper.front import read_front
 from papernotes.intake.paper.layout import Line, reading_order
 from papernotes.intake.paper.model import Figure, PaperError, PaperText
 from papernotes.intake.paper.sections import split_sections
+from papernotes.intake.plausible import title_problem
 
 LABEL_WORDS = 8
 """Words from which a line inside a figure's box is a sentence, not one of the figure's labels."""
@@ -39,19 +40,28 @@ def read_bytes(path: Path) -> bytes:
         raise PaperError(str(path), f"cannot read file: {exc.strerror}", "unreadable") from None
 
 
-def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = ()) -> PaperText:
-    """The pure part of reading: positioned fragments to sections (a figure's own labels left out)."""
+def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = (), name: str = "") -> PaperText:
+    """The pure part of reading: positioned fragments to sections (a figure's own labels left out).
+
+    The title is the first page's (``front``); when that gives none that is plausible, the PDF metadata's
+    title, else the file ``name`` (its stem, ``_`` and ``-`` read as spaces), and ``doubts`` says which.
+    """
     lines: list[Line] = [line for page in doc.pages for line in reading_order(page)]
     lines = clean_lines(_outside(lines, doc, figures), {p.number: p.height for p in doc.pages})
     body, appendix, cut, source = split_sections(lines, doc.outline, known_hyphenated(lines))
     front = read_front(doc)
-    title = front.title or (doc.title if len(doc.title) > 3
-                            and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else "")
-    if not title and body and body[0].level == 0 and body[0].paragraphs:
-        title = body[0].paragraphs[0].text.split("\n")[0][:300]
+    title, doubts = front.title, list(front.doubts)
+    if not title:
+        meta = doc.title if len(doc.title) > 3 and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else ""
+        stem = " ".join(re.sub(r"[_-]+", " ", name).split())
+        if meta and title_problem(meta) is None:
+            title, taken = meta, "the title is the PDF metadata's"
+        else:
+            title, taken = (stem, "the title is the file name") if stem else ("", "no title found")
+        doubts = [f"{taken}: {doubts[0]}" if doubts else taken, *doubts[1:]]
     empty = tuple(p.number for p in doc.pages if not p.fragments)
     return PaperText(sha256, len(doc.pages), title, body, appendix, cut, source, empty,
-                     front.authors, front.abstract, front.arxiv, front.venue_text)
+                     front.authors, front.abstract, front.arxiv, front.venue_text, doubts=tuple(doubts))
 
 
 def _outside(lines: list[Line], doc: RawDocument, figures: tuple[Figure, ...]) -> list[Line]:
@@ -80,7 +90,7 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
         figures, tables = find_figures(str(path), data)
     except PaperError:  # pypdf read the text; a PDF pdfium refuses only loses its figures
         figures, tables = (), ()
-    paper = replace(build_paper(doc, sha256, figures), figures=figures, tables=tables)
+    paper = replace(build_paper(doc, sha256, figures, path.stem), figures=figures, tables=tables)
     if cache_folder is not None:
         try:
             cache.save(cache_folder, paper)
