@@ -310,9 +310,17 @@ _SLUG_SPACE = re.compile(r"[\s_-]+")
 
 
 def slugify(text: str, max_len: int = 80) -> str:
-    """Lower-case, keep letters/digits of any script, join words with ``_``."""
+    """Lower-case, keep letters/digits of any script, join words with ``_``; cut at a word's end."""
     text = _SLUG_DROP.sub("", text.casefold())
-    return _SLUG_SPACE.sub("_", text).strip("_")[:max_len].rstrip("_")
+    return cut_words(_SLUG_SPACE.sub("_", text).strip("_"), max_len, "_")
+
+
+def cut_words(text: str, max_len: int, sep: str) -> str:
+    """``text`` cut to ``max_len`` characters at a word's end (words joined by ``sep``); one long word is cut."""
+    if len(text) <= max_len:
+        return text
+    head = text[:max_len + 1]
+    return head.rsplit(sep, 1)[0].rstrip(sep) if sep in head[1:] else text[:max_len]
 
 
 # ---------------------------------------------------------------- loading
