@@ -53,22 +53,20 @@ class PrintedVenues:
         return any(p.search(text) for p in self.not_main)
 
     def series_in(self, text: str) -> tuple[str, int | None] | None:
-        """The series a printed line names first (the longer match on a tie) and the year it prints, if any."""
-        best: tuple[int, int, str, re.Match[str]] | None = None
-        for sp in self.series:
-            m = sp.pattern.search(text)
-            if m and (best is None or (m.start(), -len(m.group(0))) < (best[0], best[1])):
-                best = (m.start(), -len(m.group(0)), sp.series, m)
-        if best is None:
+        """The series a printed line names first (the longer match on a tie) and its year: from a ``year`` or
+        ``yy`` group of any of that series' patterns ("… AAAI Conference … (AAAI-18)"), else the line's own."""
+        found = [(m.start(), -len(m.group(0)), sp.series, m) for sp in self.series if (m := sp.pattern.search(text))]
+        if not found:
             return None
-        m = best[3]
-        groups = m.re.groupindex
-        if "year" in groups and m.group("year"):
-            return best[2], int(m.group("year"))
-        if "yy" in groups and m.group("yy"):
-            return best[2], 2000 + int(m.group("yy"))
-        found = _YEAR.search(text)
-        return best[2], int(found.group(1)) if found else None
+        series = min(found, key=lambda f: f[:2])[2]
+        for _, _, name, m in sorted(found, key=lambda f: f[:2]):
+            groups = m.re.groupindex
+            if name == series and "year" in groups and m.group("year"):
+                return series, int(m.group("year"))
+            if name == series and "yy" in groups and m.group("yy"):
+                return series, 2000 + int(m.group("yy"))
+        year = _YEAR.search(text)
+        return series, int(year.group(1)) if year else None
 
 
 def compile_patterns(values: Any, where: tuple[str, int], what: str, problems: list[Diagnostic]
