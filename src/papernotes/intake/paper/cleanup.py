@@ -41,9 +41,15 @@ CAPTION = re.compile(r"^(?P<name>Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*(?P<nu
                      r"(?P<punct>\s*[:.|]|\s*[-–—](?=\s))?\s*(?P<rest>.*)$", re.S)
 
 
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def clean_text(text: str) -> str:
     """``text`` without control bytes and private-use glyphs (newlines and tabs kept); one space where they stood;
-    accents drawn apart from their letter (pdflatex's ``Tom´as``) put back on it."""
+    accents drawn apart from their letter (pdflatex's ``Tom´as``) put back on it; UTF-16 halves (pdfium reads 𝛽 as
+    two) joined, a lone one (UTF-8 cannot hold it) U+FFFD."""
+    if SURROGATE.search(text):
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     if JUNK.search(text):
         text = JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text)
     return ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + ACCENTS[m.group(1)]), text) \
