@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -99,6 +100,13 @@ def read_printed(data: dict[str, Any], path: Path, text: str, problems: list[Dia
             for kind in KINDS if kind in table}
 
 
+def assemble(kinds: dict[str, tuple[re.Pattern[str], ...]], series: Iterable[tuple[str, tuple[str, ...]]]
+             ) -> PrintedVenues:
+    """The record from the ``[printed]`` lists by kind and each series' id with its ``printed`` patterns."""
+    return PrintedVenues(**kinds, series=tuple(SeriesPattern(sid, re.compile(p, re.I)) for sid, ps in series
+                                               for p in ps))
+
+
 @cache
 def shipped() -> PrintedVenues:
     """The shipped venues file's patterns (read once a process; the PDF reader has no site taxonomy)."""
@@ -107,8 +115,6 @@ def shipped() -> PrintedVenues:
     data = tomllib.loads(text)
     problems: list[Diagnostic] = []
     kinds = read_printed(data, path, text, problems)
-    series = tuple(SeriesPattern(entry["id"], p) for entry in data.get("series", ())
-                   for p in compile_patterns(entry.get("printed", []), (str(path), 0), "printed", problems))
     if problems:  # the shipped file is tested; a broken one is a bug, not a user's mistake
         raise ValueError("; ".join(d.message for d in problems))
-    return PrintedVenues(**kinds, series=series)
+    return assemble(kinds, ((entry["id"], tuple(entry.get("printed", ()))) for entry in data.get("series", ())))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
-from papernotes.printed_venues import PrintedVenues, SeriesPattern, compile_patterns, read_printed
+from papernotes.printed_venues import PrintedVenues, assemble, compile_patterns, read_printed
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -89,8 +89,7 @@ class Series:
     month: int
     zh: str = ""
     en: str = ""
-    printed: tuple[str, ...] = ()
-    """Regular expressions naming the series in a paper's printed venue line (``papernotes.printed_venues``)."""
+    printed: tuple[str, ...] = ()  # regexes naming the series in a printed venue line (printed_venues)
 
 
 class PhraseIndex:
@@ -311,16 +310,13 @@ _SLUG_SPACE = re.compile(r"[\s_-]+")
 
 def slugify(text: str, max_len: int = 80) -> str:
     """Lower-case, keep letters/digits of any script, join words with ``_``; cut at a word's end."""
-    text = _SLUG_DROP.sub("", text.casefold())
-    return cut_words(_SLUG_SPACE.sub("_", text).strip("_"), max_len, "_")
+    return cut_words(_SLUG_SPACE.sub("_", _SLUG_DROP.sub("", text.casefold())).strip("_"), max_len, "_")
 
 
 def cut_words(text: str, max_len: int, sep: str) -> str:
     """``text`` cut to ``max_len`` characters at a word's end (words joined by ``sep``); one long word is cut."""
-    if len(text) <= max_len:
-        return text
     head = text[:max_len + 1]
-    return head.rsplit(sep, 1)[0].rstrip(sep) if sep in head[1:] else text[:max_len]
+    return text if len(text) <= max_len else head.rsplit(sep, 1)[0].rstrip(sep) if sep in head[1:] else text[:max_len]
 
 
 # ---------------------------------------------------------------- loading
@@ -336,7 +332,6 @@ def _read_toml(path: Path, label: str, problems: list[Diagnostic]) -> dict[str, 
     except tomllib.TOMLDecodeError as exc:
         problems.append(error(str(path), toml_error_line(exc), f"invalid TOML in {label}: {exc}", "taxonomy"))
         return {}
-
 
 
 def _entries(data: dict[str, Any], key: str, path: Path, problems: list[Diagnostic]) -> list[dict[str, Any]]:
@@ -481,9 +476,9 @@ class _Loader:
         for topic in self.topics.values():
             for name in (topic.en, topic.zh, topic.slug):
                 names[name.casefold()] = topic.slug
-        series = tuple(SeriesPattern(s.id, re.compile(p, re.I)) for s in self.series.values() for p in s.printed)
+        printed = assemble(self.printed, ((s.id, s.printed) for s in self.series.values()))
         return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
-                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), PrintedVenues(**self.printed, series=series))
+                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), printed)
 
 
 def shipped_file(name: str) -> Path:

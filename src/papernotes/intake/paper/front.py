@@ -1,27 +1,35 @@
 """Reading stage, front matter: the paper's own first page gives its title, authors, abstract, arXiv id and venue.
 
 In: a ``RawDocument`` (the first page with text: its fragments, and page 1's
-margin stamps). Out: a ``Front`` record whose fields are empty where the page
-prints nothing. Pure; the PDF metadata is not consulted (real papers often
-carry no title or author there).
+margin stamps) and the venue lines' patterns (``papernotes.printed_venues``,
+the shipped venue taxonomy's by default). Out: a ``Front`` record whose fields
+are empty where the page prints nothing, with ``doubts`` saying what was not
+plausible. Pure; the PDF metadata is not consulted here (``read.build_paper``
+falls back to it). Small capitals are read back as words first
+(``smallcaps``).
 
-- **title**: the largest type on the page, its lines joined; an ALL-CAPS title
+- **title**: the largest type on the page above the "Abstract" heading (or in
+  its upper part) whose text is a plausible title (``intake.plausible``: not
+  math, a caption, a sentence, 40+ words), its lines joined; an ALL-CAPS title
   is set in title case, keeping the spelling a word has elsewhere on the page
   (``LoRA``, ``GPT``) and capitals for words without vowels or with digits.
-- **authors**: the name lines between the title and the abstract. Affiliation,
-  e-mail and "equal contribution" lines are skipped; superscripts, digits,
-  footnote marks (``* † ‡``), commas and "and" separate the names.
+- **authors**: the name lines between the title and the abstract, read across
+  the page's width (author blocks side by side are one row). Affiliation and
+  "equal contribution" lines are skipped, an e-mail beside a name dropped;
+  superscripts, digits, footnote marks (``* † ‡``), commas, "and" and gaps of
+  an em separate the names; a name that is not plausible is left out.
 - **abstract**: after an "Abstract" heading (or an inline ``Abstract—``), else
   the first paragraph of prose after the authors; it ends at the first section
   heading ("1 Introduction"), keywords line, caption or change of type size.
 - **arxiv**: from the margin stamp ``arXiv:2602.06107v1 [cs.LG] 5 Feb 2026``
   (drawn rotated) or a line that starts with one; without its version.
 - **venue_text**: the line that says where the paper appeared ("Published as a
-  conference paper at ICLR 2026", "39th Conference on Neural Information
-  Processing Systems (NeurIPS 2025)", "Proceedings of the 43rd International
-  Conference on Machine Learning, …, 2026") with the lines it runs on to; never
-  an "under review", "submitted" or "preprint" line. Turning it into a venue id
-  is ``papernotes.intake.venues.resolve_venue``'s job.
+  conference paper at ICLR 2026", "Proceedings of the 43rd International
+  Conference on Machine Learning, …, 2026"; a line matching the taxonomy's
+  ``printed.lines``, or in the page's header or footer a series' own pattern,
+  "(AAAI-18)") with the lines it runs on to; never a ``not_venue`` line ("Under
+  review", "Preprint"). Turning it into a venue id is
+  ``papernotes.intake.venues.resolve_venue``'s job.
 """
 from __future__ import annotations
 
