@@ -7,12 +7,17 @@ prints the same table). Skipped when the folder is absent.
 """
 from __future__ import annotations
 
+import json
+import shutil
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from papernotes.cli import app
+from papernotes.layout import CACHE_DIR
 from papertruth import PAPERS, compare, load_truth, read_fields
 
 FRONT = ("title", "authors", "abstract", "venue", "arxiv")
@@ -37,3 +42,24 @@ def test_front_matter_is_read_right(file: str) -> None:
     verdict = compare(truth, got)
     wrong = {field: got[field] for field in FRONT if not verdict[field]}
     assert not wrong, f"{file}: {wrong}"
+
+
+def test_every_command_reads_every_paper_without_a_traceback(tmp_path: Path) -> None:
+    """``ingest pdf`` (one run over the folder), ``read --json`` and ``new --pdf`` on each PDF: each ends with its
+    output or with one-line ``file: error:`` messages, never a traceback."""
+    runner = CliRunner()
+    corpus = tmp_path / "notes"
+    ingested = runner.invoke(app, ["ingest", "pdf", str(PAPERS), str(corpus)])
+    assert ingested.exit_code == 1 and isinstance(ingested.exception, SystemExit)  # errors, then exit 1
+    assert "Traceback" not in ingested.output
+    errors = [line for line in ingested.stderr.splitlines() if ": error: " in line]
+    assert all(line.startswith(str(PAPERS)) and "no venue for" in line for line in errors)  # arXiv preprints
+    assert f"{len(FILES)} paper(s) read" in ingested.stdout
+    other = tmp_path / "other"
+    shutil.copytree(corpus / CACHE_DIR, other / CACHE_DIR)  # the papers read once, for `new` too
+    for file in FILES:
+        read = runner.invoke(app, ["read", str(PAPERS / file), "--json", "--corpus", str(corpus)])
+        assert read.exit_code == 0 and json.loads(read.stdout)["title"], (file, read.output[-300:])
+        made = runner.invoke(app, ["new", str(other), "--pdf", str(PAPERS / file), "--domain", "optimization",
+                                   "--venue", "arxiv2025", "--slug", Path(file).stem])
+        assert made.exit_code == 0 and "Traceback" not in made.output, (file, made.output[-300:])
