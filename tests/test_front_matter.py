@@ -105,6 +105,12 @@ def test_a_generated_page_gives_its_venue(tmp_path: Path, where: str, line: str,
     assert (resolve_venue((paper.venue_text,), None, load_taxonomy()) if paper.venue_text else "") == venue
 
 
+def test_ieee_membership_beside_names_is_not_an_author(tmp_path: Path) -> None:
+    path = pdfgen.front_page(tmp_path / "ieee.pdf", TITLE, ("Ada Reader, Member, IEEE, and Bob Parser, Fellow, IEEE",),
+                             ABSTRACT)
+    assert read_paper(path).authors == ("Ada Reader", "Bob Parser")
+
+
 def test_a_series_named_in_the_body_is_not_a_venue_line(tmp_path: Path) -> None:
     path = pdfgen.front_page(tmp_path / "p.pdf", TITLE, ("Ada Reader",),
                              "We compare with the systems of the AAAI 2018 and ICML 2024 challenges. " + ABSTRACT)
@@ -189,6 +195,8 @@ def test_an_implausible_title_falls_back_warns_and_is_reviewed(tmp_path: Path) -
     warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
     assert len(warnings) == 1 and warnings[0].startswith(f"{folder / 'gutter_networks_for_reading.pdf'}: warning: ")
     assert "file name" in warnings[0] and "(math)" in warnings[0]
+    shown = runner.invoke(app, ["read", str(folder / "gutter_networks_for_reading.pdf"), "--no-cache"])
+    assert shown.exit_code == 0 and shown.stderr.count(": warning: the title is the file name") == 1
     note = corpus / "ICLR2026/gutter_networks_for_reading.md"
     front = read(note.read_text(encoding="utf-8"))[0]
     assert front["title"] == "gutter networks for reading" and "math" in front["review"]

@@ -61,6 +61,8 @@ YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 CHINESE_NAME = re.compile(f"[{CJK_ANY}]{{2,4}}")
 """A Chinese name: two to four Chinese characters."""
 SEPARATORS = re.compile(r"\s*(?:\||,|;|&|\band\b|\s{2,}|\d+|[*∗†‡§¶♠♣♥♦⋆★#✉]+|\([^)]*\))\s*")
+MEMBERSHIP = re.compile(r"(?:(?:student|senior|life)\s+)?(?:member|fellow)|IEEE|ACM|IAPR|AAAI", re.I)
+"""What IEEE journals print beside a name ("Kaiming He, Member, IEEE"): not a name, dropped like an e-mail."""
 PARTICLES = frozenset("van von de der den di da du la le dos das del della bin al y zu ter".split())
 SMALL = frozenset("a an and as at but by for from in into nor of on or per the to via vs with".split())
 WORDS_2 = frozenset("is it be do go up we us my no so if me he".split())
@@ -257,7 +259,7 @@ def _authors(page: RawPage, lines: Sequence[Line], cue: Callable[[str], bool]) -
         if AFFILIATION.search(line.text) or cue(line.text):
             continue
         parts = [" ".join(p.split()) for p in SEPARATORS.split(_marked_text(page, line))]
-        parts = [p for p in parts if p and not EMAIL.search(p)]
+        parts = [p for p in parts if p and not EMAIL.search(p) and not MEMBERSHIP.fullmatch(p)]
         if parts and all(is_name(p) for p in parts):
             names.extend(p for p in parts if p not in names)
     return tuple(names)
