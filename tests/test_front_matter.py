@@ -20,6 +20,7 @@ from papernotes.errors import ConfigError
 from papernotes.intake.paper import read_paper
 from papernotes.intake.paper.cleanup import clean_text
 from papernotes.intake.paper.extract import extract_document
+from papernotes.intake.paper.front import read_front
 from papernotes.intake.plausible import abstract_problem, authors_problem, title_problem
 from papernotes.intake.venues import resolve_venue
 from papernotes.taxonomy import load_taxonomy, slugify
@@ -158,6 +159,14 @@ def test_text_inside_a_form_is_where_the_page_shows_it(tmp_path: Path) -> None:
     assert len(frags) == 1
     assert (round(frags[0].x), round(frags[0].y), round(frags[0].size)) == (320, 80, 12)  # scaled by the cm
     assert read_paper(path).title == FULL_TITLE
+
+
+def test_text_inside_a_figure_box_is_never_the_title(tmp_path: Path) -> None:
+    path = page(tmp_path / "p.pdf")
+    doc = extract_document(str(path), path.read_bytes())
+    assert read_front(doc).title == FULL_TITLE
+    boxed = read_front(doc, boxes=[(0.0, 640.0, 612.0, 792.0)])  # a figure over the title block
+    assert boxed.title == "" and boxed.doubts
 
 
 # ---------------------------------------------------------------- plausibility

@@ -86,8 +86,10 @@ class Front:
     """What the page did not give plainly: no plausible title, no author names (``intake.plausible``)."""
 
 
-def read_front(doc: RawDocument, printed: PrintedVenues | None = None) -> Front:
-    """Page 1's front matter; ``printed`` (the venue lines' patterns) defaults to the shipped venue taxonomy's."""
+def read_front(doc: RawDocument, printed: PrintedVenues | None = None,
+               boxes: Sequence[tuple[float, float, float, float]] = ()) -> Front:
+    """Page 1's front matter; ``printed`` (the venue lines' patterns) defaults to the shipped venue taxonomy's;
+    ``boxes`` are the page's figures (x0, y0, x1, y1), whose text is never the title."""
     printed = printed or shipped()
     cue = printed.is_cue
     page = next((p for p in doc.pages if p.fragments), None)
@@ -98,7 +100,9 @@ def read_front(doc: RawDocument, printed: PrintedVenues | None = None) -> Front:
     lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
     arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
     venue = _venue(lines, printed, page.height)
-    title_at, doubt = _title(flat, page.width, page.height)
+    inside = {i for i, line in enumerate(flat) if any(b[0] <= line.x and line.right <= b[2] and b[1] <= line.y <= b[3]
+                                                       for b in boxes)}
+    title_at, doubt = _title(flat, page.width, page.height, inside)
     if title_at is None:
         return Front(arxiv=arxiv, venue_text=venue, doubts=(doubt,))
     bottom = min(flat[i].y for i in title_at)
@@ -125,12 +129,13 @@ def _body_size(lines: Sequence[Line]) -> float:
     return median(sizes) if sizes else 10.0
 
 
-def _title(lines: Sequence[Line], width: float, height: float) -> tuple[list[int] | None, str]:
+def _title(lines: Sequence[Line], width: float, height: float, inside: set[int]) -> tuple[list[int] | None, str]:
     """Indices of the title's lines, or ``None`` and why not.
 
     The title is the largest type (clearly above the body's) drawn on the page, above the "Abstract" heading
     (without one, in the page's upper ``TITLE_AREA``), whose text is a plausible title; a larger type that is
-    not (math from a figure, a caption, a sentence) is passed over for the next size down.
+    not (math from a figure, a caption, a sentence) is passed over for the next size down; so is a line ``inside``
+    a figure's box.
     """
     body = _body_size(lines)
     heads = [line.y for line in lines if ABSTRACT_HEAD.match(line.text.strip())]
@@ -140,7 +145,8 @@ def _title(lines: Sequence[Line], width: float, height: float) -> tuple[list[int
         if size < 1.15 * body:
             break
         same = sorted((i for i, line in enumerate(lines) if abs(line.size - size) <= 0.06 * size
-                       and line.y > floor and -1 <= line.x and line.right <= width + 1 and line.y <= height),
+                       and i not in inside and line.y > floor and -1 <= line.x and line.right <= width + 1
+                       and line.y <= height),
                       key=lambda i: (-lines[i].y, lines[i].x))
         taken = same[:1]
         for i in same[1:]:

@@ -47,9 +47,10 @@ def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = (),
     title, else the file ``name`` (its stem, ``_`` and ``-`` read as spaces), and ``doubts`` says which.
     """
     lines: list[Line] = [line for page in doc.pages for line in reading_order(page)]
-    lines = clean_lines(_outside(lines, doc, figures), {p.number: p.height for p in doc.pages})
+    lines = clean_lines(_outside(lines, _boxes(doc, figures)), {p.number: p.height for p in doc.pages})
     body, appendix, cut, source = split_sections(lines, doc.outline, known_hyphenated(lines))
-    front = read_front(doc)
+    boxes = _boxes(doc, figures)
+    front = read_front(doc, boxes=boxes.get(next((p.number for p in doc.pages if p.fragments), 1), []))
     title, doubts = front.title, list(front.doubts)
     if not title:
         meta = doc.title if len(doc.title) > 3 and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else ""
@@ -64,17 +65,22 @@ def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = (),
                      front.authors, front.abstract, front.arxiv, front.venue_text, doubts=tuple(doubts))
 
 
-def _outside(lines: list[Line], doc: RawDocument, figures: tuple[Figure, ...]) -> list[Line]:
-    """``lines`` without the labels drawn inside a figure (node names, axis ticks, legends: not prose).
-
-    A line of a sentence (``LABEL_WORDS`` words or more) is kept even there: a figure box is found, not given.
-    """
+def _boxes(doc: RawDocument, figures: tuple[Figure, ...]) -> dict[int, list[tuple[float, float, float, float]]]:
+    """Each page's figure boxes in the page's own coordinates (those of its lines), a point wider all round."""
     boxes: dict[int, list[tuple[float, float, float, float]]] = {}
     for figure in figures:
         page = doc.pages[figure.page - 1] if 0 < figure.page <= len(doc.pages) else None
         if page is not None and page.upright:
             (ox, oy), (x0, y0, x1, y1) = page.origin, figure.bbox
             boxes.setdefault(figure.page, []).append((x0 - ox - 1, y0 - oy - 1, x1 - ox + 1, y1 - oy + 1))
+    return boxes
+
+
+def _outside(lines: list[Line], boxes: dict[int, list[tuple[float, float, float, float]]]) -> list[Line]:
+    """``lines`` without the labels drawn inside a figure (node names, axis ticks, legends: not prose).
+
+    A line of a sentence (``LABEL_WORDS`` words or more) is kept even there: a figure box is found, not given.
+    """
     return [line for line in lines if len(line.text.split()) >= LABEL_WORDS or not any(
         b[0] <= line.x and line.right <= b[2] and b[1] <= line.y <= b[3] for b in boxes.get(line.page, ()))]
 
