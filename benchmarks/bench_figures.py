@@ -11,10 +11,17 @@ Out: a Markdown table on stdout: the median wall seconds over ``--runs`` runs of
 - a truly cold build with figures (all of ``.papernotes/`` deleted): each PDF hashed, its figures found and its
   teaser rendered;
 - a no-op build with and without figures;
+- a one-edit rebuild with figures (a sentence appended to a note whose PDF is beside it);
 
 and the share each adds to the baseline. Every build is a subprocess (``python -m papernotes build``).
+A PDF's figure record lives in the reading cache (``.papernotes/papers/``) and its images in
+``.papernotes/figures/``: "warm figure cache" keeps both.
 
-Usage: python benchmarks/bench_figures.py [--notes 1000] [--runs 3] [--work DIR] [--jobs N]
+``--baseline SRC`` (another checkout's ``src``, e.g. ``/work/main/src``) measures that package too, in the same
+run, on a copy of the corpus, each build of it right before the same build of this checkout's: rows marked
+``(baseline)``.
+
+Usage: python benchmarks/bench_figures.py [--notes 1000] [--runs 3] [--work DIR] [--jobs N] [--baseline SRC]
 """
 from __future__ import annotations
 
@@ -35,9 +42,9 @@ from synth import generate  # noqa: E402  (a sibling script)
 REPO = Path(__file__).resolve().parent.parent
 
 
-def build(corpus: Path, site: Path, jobs: int) -> tuple[float, float]:
+def build(corpus: Path, site: Path, jobs: int, src: Path = REPO / "src") -> tuple[float, float]:
     """Wall seconds and CPU seconds (user + system, the build's worker processes included) of one build."""
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
+    env = {**os.environ, "PYTHONPATH": str(src)}
     command = [sys.executable, "-m", "papernotes", "build", str(corpus), "-o", str(site), "-q"]
     if jobs:
         command += ["-j", str(jobs)]
@@ -54,7 +61,7 @@ def configure(corpus: Path, figures: bool) -> None:
 
 
 def forget(corpus: Path, site: Path, keep_figures: bool) -> None:
-    """Delete the site and the corpus's caches (``keep_figures``: all but the rendered figures)."""
+    """Delete the site and the corpus's caches (``keep_figures``: all but the figure records and images)."""
     shutil.rmtree(site, ignore_errors=True)
     while (old := site.with_name(f".{site.name}.building")).exists():  # a previous tree the build still deletes
         shutil.rmtree(old, ignore_errors=True)
@@ -63,7 +70,7 @@ def forget(corpus: Path, site: Path, keep_figures: bool) -> None:
     if not cache.exists():
         return
     for entry in cache.iterdir():
-        if keep_figures and entry.name == "figures":
+        if keep_figures and entry.name in ("figures", "papers"):
             continue
         shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
@@ -85,7 +92,7 @@ def paper_costs(pdfs: list[Path]) -> dict[str, float]:
         found, _ = find_figures(str(pdf), data)
         costs["find_figures"].append(time.perf_counter() - started)
         started = time.perf_counter()
-        render_figure(data, found[0])
+        render_figure(data, next(f for f in found if f.located))  # a caption without its picture renders none
         costs["render_figure (teaser)"].append(time.perf_counter() - started)
     return {what: statistics.median(values) for what, values in costs.items()}
 
@@ -96,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--work", type=Path, help="work directory (default: a temporary one, removed after)")
     parser.add_argument("--jobs", type=int, default=0, help="build -j (default: all cores)")
+    parser.add_argument("--baseline", type=Path, help="another package source tree to measure alongside")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="bench-figures-"))
     corpus, site = work / "corpus", work / "site"
@@ -104,26 +112,40 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             generate(corpus, args.notes, seed=1, pdfs=True)
             print(f"corpus: {args.notes} notes and PDFs in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        trees = [(corpus, site, REPO / "src", "")]
+        if args.baseline is not None:
+            twin = work / "corpus-baseline"
+            shutil.rmtree(twin, ignore_errors=True)
+            shutil.copytree(corpus, twin, ignore=shutil.ignore_patterns(".papernotes"))
+            trees.insert(0, (twin, work / "site-baseline", args.baseline.resolve(), " (baseline)"))
+        edited = sorted(p.relative_to(corpus) for p in corpus.rglob("*.md") if p.with_suffix(".pdf").exists())[0]
         times: dict[str, list[tuple[float, float]]] = {}
 
         def measure(name: str, figures: bool, prepare: str, runs: int) -> None:
-            configure(corpus, figures)
             for _ in range(runs):
-                if prepare == "noop":
-                    build(corpus, site, args.jobs)
-                else:  # figures = false never reads the figure cache: the baseline keeps it for the next run
-                    forget(corpus, site, keep_figures=prepare == "warm" or not figures)
-                times.setdefault(name, []).append(build(corpus, site, args.jobs))
-                print(f"{name}: {times[name][-1][0]:.2f} s, CPU {times[name][-1][1]:.2f} s", file=sys.stderr)
+                for tree, out, src, mark in trees:
+                    configure(tree, figures)
+                    if prepare in ("noop", "edit"):
+                        build(tree, out, args.jobs, src)
+                        if prepare == "edit":
+                            with open(tree / edited, "a", encoding="utf-8") as note:
+                                note.write("\nOne more sentence for the one-edit rebuild.\n")
+                    else:  # figures = false never reads the figure cache: the baseline keeps it for the next run
+                        forget(tree, out, keep_figures=prepare == "warm" or not figures)
+                    times.setdefault(name + mark, []).append(build(tree, out, args.jobs, src))
+                    print(f"{name + mark}: {times[name + mark][-1][0]:.2f} s, CPU {times[name + mark][-1][1]:.2f} s",
+                          file=sys.stderr)
 
-        configure(corpus, True)
-        build(corpus, site, args.jobs)  # the figure cache warm
+        for tree, out, src, _ in trees:
+            configure(tree, True)
+            build(tree, out, args.jobs, src)  # the figure cache warm
         for _ in range(args.runs):  # interleaved: the machine's drift falls on both alike
             measure("cold, figures = false", False, "cold", 1)
             measure("cold, figures, warm figure cache", True, "warm", 1)
         measure("cold, figures, truly cold cache", True, "cold", args.runs)
         measure("no-op, figures = false", False, "noop", args.runs)
         measure("no-op, figures", True, "noop", args.runs)
+        measure("one edit, figures", True, "edit", args.runs)
         per_paper = paper_costs(sorted(corpus.rglob("*.pdf"))[:40])
         def median(name: str, which: int) -> float:
             return statistics.median(run[which] for run in times[name])
@@ -132,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         print("| build | wall s, median (range) | vs. figures = false | CPU s, median | vs. figures = false |")
         print("|---|---:|---:|---:|---:|")
         for name, found in times.items():
-            ref = "no-op, figures = false" if name.startswith("no-op") else "cold, figures = false"
+            mark = " (baseline)" if name.endswith(" (baseline)") else ""
+            ref = ("no-op, figures = false" if name.startswith(("no-op", "one edit")) else "cold, figures = false") + mark
             wall, cpu = median(name, 0), median(name, 1)
             walls = [run[0] for run in found]
             print(f"| {name} | {wall:.2f} ({min(walls):.2f}–{max(walls):.2f}) | "

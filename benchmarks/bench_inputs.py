@@ -30,7 +30,8 @@ from pathlib import Path
 
 import quickjs
 
-from papernotes.corpus.formulas import _BATCH_JS, KATEX_DIR, extract_formulas
+from papernotes.corpus.katex import _BATCH_JS, KATEX_DIR
+from papernotes.corpus.formulas import extract_formulas
 from papernotes.corpus.frontmatter import split_front_matter
 
 

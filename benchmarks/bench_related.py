@@ -124,7 +124,8 @@ def main() -> None:
     from papernotes.site.related.pruned import Pruned
     from papernotes.site.plan import PlanSettings, SiteIndex, plan_site
     from papernotes.site.resolve import resolve
-    from papernotes.site.theme import Theme, labels_for
+    from papernotes.site.strings import labels_for
+    from papernotes.site.theme import Theme
     from papernotes.site.trends import series_growth, trend_chart
 
     corpus = args.corpus.resolve()

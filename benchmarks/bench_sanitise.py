@@ -66,11 +66,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from papernotes.corpus import parse
-    from papernotes.corpus.load import scan_corpus
+    from papernotes.corpus.scan import scan_corpus
     from papernotes.migrate.tree import import_tree
     from papernotes import markdown
     from papernotes.site.build import build
-    from papernotes.corpus.load import read_inside
+    from papernotes.corpus.scan import read_inside
     from papernotes.sanitise import sanitise_body, sanitise_html
 
     base = args.work or Path(tempfile.mkdtemp(prefix="bench-sanitise-", dir="/dev/shm" if os.path.isdir(

@@ -3,6 +3,8 @@
 axe-core (vendored, tests/vendor/README.md) runs over every page kind of both editions at 1280 and 390 px and
 finds no serious or critical violation; at 390 px the trend chart's labels are at least 11 px, a hot topic
 and its count share a line, the breadcrumbs end with a link, and the search placeholders fit their boxes.
+Highlights (the grounding line's numbers, ``⚠`` marks, search terms) pass axe in the light and the dark
+scheme, asked for by the system or by the site's toggle, and the paper's figures keep their white background.
 Skipped when no system Chromium is installed; Playwright never downloads a browser here.
 """
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 
 import pytest
 from chromium import needs_chromium
+
+from drafted import NOTE, drafted_site
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = needs_chromium
@@ -126,3 +130,47 @@ def test_phone_layout_of_charts_topics_breadcrumbs_and_placeholders(browser, ser
             assert len(fits) == 2 and all(width <= room for _, width, room in fits), fits
     finally:
         context.close()
+
+
+SCHEMES = {"light": ("light", False), "dark": ("dark", False), "toggled dark": ("light", True),
+           "toggled light": ("dark", True)}
+"""Scheme -> (what the system prefers, whether the site's toggle is pressed once)."""
+
+
+@pytest.fixture(scope="module")
+def drafted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    _, site = drafted_site(tmp_path_factory)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("scheme", list(SCHEMES))
+def test_highlights_and_figures_read_in_both_colour_schemes(browser, drafted: str, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    prefers, toggle = SCHEMES[scheme]
+    dark = scheme.endswith("dark")
+    axe = AXE.read_text(encoding="utf-8")
+    found = []
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=prefers)
+    page = context.new_page()
+    try:
+        for path, marks in ((NOTE + "/", "mark"), ("en/" + NOTE + "/", "mark"), ("search/?q=LoRA", "#results mark"),
+                            ("en/search/?q=LoRA", "#results mark")):
+            settle(page, drafted + path)
+            if toggle and not page.evaluate("document.documentElement.dataset.theme"):
+                page.click(".theme-toggle")  # once: the next pages take the choice it stored
+            assert page.evaluate("getComputedStyle(document.body).colorScheme") == ("dark" if dark else "light")
+            assert page.locator(marks).count() >= 4, path  # highlights to read: grounding line, ⚠ marks, terms
+            if "search" not in path:  # the paper's Figure 1 stays on white, whatever the scheme
+                teaser = page.locator("figure.teaser img")
+                assert teaser.count() == 1 and teaser.evaluate("i => getComputedStyle(i).backgroundColor") == "rgb(255, 255, 255)"
+            page.add_script_tag(content=axe)
+            violations = page.evaluate("""() => axe.run(document, {resultTypes: ['violations']}).then(r =>
+                r.violations.map(v => [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 3).map(n => n.target.join(' '))]))""")
+            found += [f"{scheme} {path}: {rule} ({impact}) on {n} nodes {targets}"
+                      for rule, impact, n, targets in violations if impact in ("serious", "critical")]
+    finally:
+        context.close()
+    assert found == [], "\n".join(found)

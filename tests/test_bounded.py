@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import write_note
-from papernotes.corpus.formulas import _BATCH_JS, KATEX_DIR, MAX_FORMULA_CHARS, FormulaChecker, Formula
+from papernotes.corpus.katex import _BATCH_JS, KATEX_DIR, MAX_FORMULA_CHARS, FormulaChecker
+from papernotes.corpus.formulas import Formula
 from papernotes.cli import app
 from papernotes.intake.sources import MAX_FIELD_CHARS, SourceRequest, load_source
 from papernotes.intake.sources.bibtex import parse_bibtex

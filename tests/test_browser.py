@@ -48,8 +48,8 @@ def note_with_math(served: DevServer) -> str:
 
 def test_math_renders_offline_with_the_shipped_katex(page, served: DevServer, tmp_path: Path) -> None:
     page.goto(served.url + note_with_math(served))
-    page.wait_for_function("document.querySelectorAll('.math .katex').length > 0")
-    page.wait_for_timeout(300)
+    page.wait_for_function("""(() => { const all = [...document.querySelectorAll('.math')];
+        return all.length > 0 && all.every(e => e.querySelector('.katex') || e.classList.contains('math-error')); })()""")
     total = page.eval_on_selector_all(".math", "els => els.length")
     rendered = page.eval_on_selector_all(".math .katex", "els => els.length")
     assert total > 3 and rendered == total

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,13 +18,15 @@ from chromium import needs_chromium
 
 from conftest import EXAMPLES
 from papernotes.site.serve import DevServer
-from pdfgen import FIGURE_1, figures_paper
+from pdfgen import ABSTRACT, FIGURE_1, Figure, Para, Paper, figures_paper
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytest.importorskip("pypdfium2")
 pytestmark = needs_chromium
 
 NOTE = "ICML2024/optimization/galore_memory-efficient_llm_training_by_gradient_low-rank_projection"
+TALL = "ICLR2024/optimization/large_language_models_as_optimizers"
+"""A note whose paper's Figure 1 is a full page high."""
 WIDTHS = {1280: 800, 390: 844}
 
 
@@ -32,6 +35,11 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DevServer]:
     base = tmp_path_factory.mktemp("figures")
     shutil.copytree(EXAMPLES, base / "corpus", ignore=shutil.ignore_patterns(".papernotes"))
     figures_paper(base / "corpus" / f"{NOTE}.pdf")
+    tall = Paper("A Tall Figure", header="")
+    tall.front("Ada Reader", ABSTRACT)
+    tall.flow([Figure("Figure 1: A figure as high as a page.", "raster", 560.0), Para("The end.")], columns=1,
+              new_page=True)
+    tall.save(base / "corpus" / f"{TALL}.pdf")
     server = DevServer(base / "corpus", base / "site", port=0)
     server.start()
     yield server
@@ -63,7 +71,9 @@ def test_the_teaser_is_visible_reserved_and_the_og_image(browser, served: DevSer
         page.wait_for_function("document.readyState === 'complete' || document.readyState === 'interactive'")
         before = page.evaluate(_BOX)
         page.evaluate("document.querySelector('figure.teaser').scrollIntoView({block: 'center'})")
-        page.wait_for_timeout(100)
+        deadline = time.monotonic() + 10
+        while not held and time.monotonic() < deadline:  # until the route handler has the request
+            page.wait_for_timeout(10)
         assert len(held) == 1, "the image was not asked for once it was in view"
         released = page.evaluate("performance.now()")
         held[0].continue_()
@@ -83,5 +93,24 @@ def test_the_teaser_is_visible_reserved_and_the_og_image(browser, served: DevSer
         shots = Path(os.environ.get("PAPERNOTES_SCREENSHOTS") or tmp_path)
         shots.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shots / f"note-figure-{width}.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_tall_figure_fits_the_screen_with_its_shape_on_white(browser, served: DevServer, scheme: str) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    try:
+        page.goto(served.url + TALL + "/")
+        img = page.locator("figure.teaser img")
+        img.scroll_into_view_if_needed()
+        page.wait_for_function("document.querySelector('figure.teaser img').complete")
+        natural = img.evaluate("i => [i.naturalWidth, i.naturalHeight]")
+        box = img.evaluate("i => { const r = i.getBoundingClientRect(); return [r.width, r.height]; }")
+        assert natural[1] > natural[0] and natural[1] > 800  # a tall picture, taller than the screen
+        assert 0 < box[1] <= 0.9 * 800, box  # about one screen high at most
+        assert abs(box[0] / box[1] - natural[0] / natural[1]) < 0.02, (box, natural)  # not squashed
+        assert img.evaluate("i => getComputedStyle(i).backgroundColor") == "rgb(255, 255, 255)"
     finally:
         context.close()

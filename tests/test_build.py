@@ -84,14 +84,19 @@ def test_every_count_equals_the_notes_behind_it(example_site) -> None:
     numbers = [int(x) for x in re.findall(r'class="stat-number">(\d+)<', home)]
     assert numbers == [sum(cells.values()), len({v for v, _ in cells}), len({d for _, d in cells})]
     # every "label N" / "(N)" link on every page: the target lists exactly N notes
+    checked = in_page = 0
     for page in site.rglob("index.html"):
         html = page.read_text(encoding="utf-8")
         for href, n1, n2 in re.findall(r'<a (?:class="tag" )?href="([^"]+)">[^<]*?(?:\((\d+)\)|<span class="count">×?(\d+)</span>)</a>', html):
             if href.startswith("#"):  # a group on the same page: count its entries
                 listed = html.split(f'id="{href[1:]}"', 1)[1].split("</dl>", 1)[0].count("<dt>")
+                in_page += 1
             else:
                 listed = resolve_link(site, page, href).read_text(encoding="utf-8").count("<dt>")
             assert listed == int(n1 or n2), (page, href)
+            checked += 1
+    # the pattern found the counted links of the cross-venue lines, the topic pages' venue groups and more
+    assert checked > 2 * len(cells) and in_page > 0, (checked, in_page)
     for (venue, domain), n in cells.items():
         html = (site / venue / domain / "index.html").read_text(encoding="utf-8")
         assert html.count("<dt>") == n

@@ -40,7 +40,7 @@ UNLABELLED = {
     "NeurIPS2023/keyboard_fedavg.md": "federated_learning",
     "ACL2024/travel_agent.md": "llm_agent",
 }
-JSON_KEYS = {"id", "path", "title", "domain", "predicted", "secondary", "top", "topics", "misfiled"}
+JSON_KEYS = {"id", "path", "title", "domain", "predicted", "secondary", "top", "topics", "why", "misfiled"}
 
 
 @pytest.fixture(scope="module")

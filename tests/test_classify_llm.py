@@ -130,7 +130,7 @@ def test_apply_writes_confident_choices_and_lists_the_rest(tmp_path: Path, serve
                                 "--json"])
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout) == [{"path": "CVPR2016/resnet.md", "domain": "others", "probability": 0.45,
-                                        "applied": True}]
+                                        "why": [], "applied": True}]
     assert len(server.requests) == 3 and "1 from cache" in again.stderr
     nothing = runner.invoke(app, ["classify", str(corpus), "--engine", "openai"])
     assert nothing.exit_code == 0 and "every note of" in nothing.stdout and len(server.requests) == 3

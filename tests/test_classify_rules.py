@@ -120,9 +120,9 @@ def test_day_one_needs_no_scikit_learn() -> None:
 def test_docs_show_what_day_one_prints(tmp_path: Path) -> None:
     """docs/classify.md's day-one example is this file's three stubs, printed as the command prints them."""
     doc = (Path(__file__).parents[1] / "docs" / "classify.md").read_text(encoding="utf-8")
-    block = re.search(r"```console\n\$ papernotes classify notes/ --apply\n(.*?)```", doc, re.S)
+    block = re.search(r"```console\n\$ papernotes classify notes/ --apply -v\n(.*?)```", doc, re.S)
     assert block is not None, "docs/classify.md lost its day-one example"
     corpus = ingested(tmp_path)
-    result = runner.invoke(app, ["classify", str(corpus), "--apply"], terminal_width=400)
+    result = runner.invoke(app, ["classify", str(corpus), "--apply", "-v"], terminal_width=400)
     assert result.exit_code == 0
     assert block[1].splitlines() == (result.stderr + result.stdout).splitlines()

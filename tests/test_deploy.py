@@ -104,6 +104,8 @@ def test_no_such_remote(repo: Path) -> None:
     assert result.exit_code == 1
     assert "error: no remote named 'upstream'" in result.output and "(remotes: origin)" in result.output
     assert remote_log(repo) == []
+    # the log would have shown a push: the same deploy to the remote that exists makes one commit there
+    assert deploy(str(repo / "notes")).exit_code == 0 and len(remote_log(repo)) == 1
 
 
 def test_a_branch_deploy_did_not_make_is_left_alone_unless_forced(repo: Path) -> None:

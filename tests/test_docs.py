@@ -106,7 +106,8 @@ def test_the_planner_gives_each_template_its_declared_context() -> None:
     from papernotes.corpus.load import load_corpus
     from papernotes.site.plan import KINDS, PlanSettings, plan_site
     from papernotes.site.resolve import resolve
-    from papernotes.site.theme import TEMPLATE_CONTEXTS, labels_for
+    from papernotes.site.strings import labels_for
+    from papernotes.site.theme import TEMPLATE_CONTEXTS
 
     corpus = REPO / "examples"
     config, _ = load_config(corpus)

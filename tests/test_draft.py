@@ -3,10 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import sqlite3
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -25,6 +22,7 @@ from papernotes.corpus.parse import parse_note
 from papernotes.intake.sources import SourceRequest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from pausing import killed_at  # noqa: E402
 from llm_server import (  # noqa: E402
     COMPLETION_TOKENS,
     PROMPT_TOKENS,
@@ -206,7 +204,7 @@ def test_a_drafted_stub_keeps_the_users_comments_and_key_order(tmp_path: Path) -
         assert kept in lines
     front, body, _ = read(text)
     assert list(front) == ["title", "venue", "lang", "summary", "keywords", "status", "draft_engine", "draft_digest",
-                           "mine", "abstract"]
+                           "mine", "abstract", "draft_date"]
     assert front["summary"] in LORA and front["draft_engine"] == "extractive"
     assert body.startswith("\n## TL;DR\n") and body.endswith("\n\nMy own paragraph.\n")
 
@@ -283,8 +281,11 @@ def test_retries_on_429_and_500(tmp_path: Path, server: LLMServer) -> None:
     result = draft(corpus, limit=1, backoff_base=0.05)
     assert len(result.drafted) == 1 and result.usage is not None and result.usage.retries == 2
     first, second, third = server.requests
-    assert second.at - first.at >= 0.95  # Retry-After honoured
-    assert third.at - second.at < 0.5  # 500: short backoff
+    # Retry-After honoured (a lower bound: the client cannot have waited less); 500: the backoff, at most
+    # backoff_base × 2 × 1.5 with jitter
+    waits = result.usage.retry_waits
+    assert len(waits) == 2 and waits[0] == 1.0 and 0.05 <= waits[1] <= 0.15, waits
+    assert second.at - first.at >= 0.95
     assert first.body == second.body == third.body
 
 
@@ -388,14 +389,22 @@ def test_no_model_is_a_config_error(tmp_path: Path) -> None:
 
 
 def test_rate_limiter_spaces_requests() -> None:
-    async def five() -> float:
-        limiter = RateLimiter(per_minute=600)  # one request every 0.1 s
-        start = time.monotonic()
+    now = [100.0]
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:  # the clock moves only when the limiter waits
+        slept.append(round(seconds, 6))
+        now[0] += seconds
+
+    async def five() -> None:
+        limiter = RateLimiter(per_minute=600, clock=lambda: now[0], sleep=sleep)  # one request every 0.1 s
         for _ in range(5):
             await limiter.wait()
-        return time.monotonic() - start
+        now[0] += 1.0  # a pause longer than the interval: the next request goes at once
+        await limiter.wait()
 
-    assert 0.38 <= asyncio.run(five()) < 1.0
+    asyncio.run(five())
+    assert slept == [0.1, 0.1, 0.1, 0.1]
 
 
 def test_retry_after_header_forms() -> None:
@@ -408,34 +417,19 @@ def test_retry_after_header_forms() -> None:
 
 # ---------------------------------------------------------------- crash safety
 
-CHILD = """
-import sys
-from papernotes.cli import app
-app(["draft", sys.argv[1], "-q"], prog_name="papernotes")
-"""
 
 
 def test_kill_9_loses_no_finished_note(tmp_path: Path) -> None:
-    with LLMServer(delay=0.4) as server:
+    with LLMServer() as server:
         corpus = make_corpus(tmp_path / "c", llm_settings(server, concurrency=2))
         for i in range(8):  # twelve stubs in all
             (corpus / "ICLR2024" / f"extra_{i}.md").write_text(
                 f"---\ntitle: Extra paper {i}\nvenue: ICLR2024\nabstract: Paper {i} studies things.\n"
                 "status: stub\n---\n")
-        child = subprocess.Popen([sys.executable, "-c", CHILD, str(corpus)], stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            finished = [p for p, s in statuses(corpus).items() if s == "drafted"]
-            if len(finished) >= 3:
-                break
-            time.sleep(0.05)
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=10)
-        assert child.returncode == -signal.SIGKILL
+        killed_at("draft.written#3", corpus, tmp_path, ("draft", "-q"))  # just after the third note was written
         after_kill = {p: (corpus / p).read_text() for p in statuses(corpus)}
         done = [p for p, text in after_kill.items() if read(text)[0]["status"] == "drafted"]  # type: ignore[index]
-        assert 3 <= len(done) < 12
+        assert len(done) == 3
         for rel, text in after_kill.items():  # every file is a whole note, old or new
             note, problems = parse_note(rel, text)
             assert note is not None and note.title and not [d for d in problems if d.code == "front-matter"]

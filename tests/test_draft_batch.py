@@ -74,9 +74,10 @@ def test_batch_end_to_end_with_a_repair_round(tmp_path: Path) -> None:
         text = " ".join(result.stdout.split())
         assert "4 note(s) drafted with openai_batch" in text
         assert "grounding: 1 note(s) checked against their paper" in text and "1 sent back for a repair" in text
-        # 5 replies × (100 in, 50 out) at (0.5, 1.5) per 1k tokens, half price
+        # 5 replies × (100 in, 50 out) at (0.5, 1.5) per 1k tokens, half price; the one draft sent back for its
+        # numbers is the one repair the model line counts
         assert ("model test-model: 5 request(s) (5 by batch in 2 new batch(es), 50% price), 0 from cache, "
-                "0 retried, 0 repaired; tokens 500 in + 250 out (cache saved 0); cost $0.3125") in text
+                "0 retried, 1 repaired; tokens 500 in + 250 out (cache saved 0); cost $0.3125") in text
         assert set(statuses(corpus).values()) == {"drafted"}
         front, body, _ = read((corpus / REL).read_text())
         assert front is not None and front["draft_engine"] == "openai_batch"

@@ -347,8 +347,8 @@ def test_note_page_shows_the_grounding_line(tmp_path: Path) -> None:
     result = build(corpus, tmp_path / "site")
     assert not result.errors
     page = (tmp_path / "site" / "ICML2024" / "optimization" / "a" / "index.html").read_text()
-    assert ('<p class="grounding">numbers checked against the paper: 41/43 · not in the paper: '
-            "<mark>0.673</mark> <mark>88.1</mark></p>") in page
+    assert ('<p class="provenance"><span class="grounding">numbers checked against the paper: 41/43 · not in the '
+            "paper: <mark>0.673</mark> <mark>88.1</mark></span></p>") in page
     # the marked numbers are highlighted where they stand, in the summary and the body, never inside a tag
     mark = '<mark class="ungrounded" title="This number is not in the paper">'
     assert f'Reaches {mark}0.673⚠</mark>.' in page
@@ -356,7 +356,7 @@ def test_note_page_shows_the_grounding_line(tmp_path: Path) -> None:
     assert f'</span>{mark}⚠</mark> and' in page
     assert page.count('<mark class="ungrounded"') == page.count(mark) == 3
     assert 'title="0.5⚠"' in page
-    assert 'class="grounding"' not in (tmp_path / "site" / "ICML2024" / "optimization" / "b" / "index.html").read_text()
+    assert 'class="provenance"' not in (tmp_path / "site" / "ICML2024" / "optimization" / "b" / "index.html").read_text()
 
 
 @pytest.mark.parametrize(("value", "message"), [

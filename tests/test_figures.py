@@ -17,7 +17,8 @@ PIL = pytest.importorskip("PIL.Image")
 import pdfgen  # noqa: E402
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.paper import PaperError, PaperText, read_paper  # noqa: E402
-from papernotes.intake.paper.cleanup import caption_label, clean_text  # noqa: E402
+from papernotes.intake.paper.cleanup import clean_text  # noqa: E402
+from papernotes.intake.paper.vocab import caption_label  # noqa: E402
 from papernotes.intake.paper.figures import Figure, find_figures, render_figure  # noqa: E402
 
 runner = CliRunner()
@@ -166,7 +167,9 @@ def test_a_label_under_the_drawing_does_not_hide_the_caption(tmp_path: Path) -> 
     pdf = paper.save(tmp_path / "labels.pdf")
     figures, _ = find_figures(str(pdf), pdf.read_bytes())
     assert [(f.label, f.caption) for f in figures] == [("Figure 1", pdfgen.FIGURE_1)]  # not the mention
-    assert all(abs(a - b) <= TOLERANCE for a, b in zip(figures[0].bbox, paper.drawn[0].bbox))
+    (x0, y0, x1, y1), want = figures[0].bbox, paper.drawn[0].bbox
+    assert all(abs(a - b) <= TOLERANCE for a, b in zip((x0, x1, y1), (want[0], want[2], want[3])))
+    assert want[1] - 12 <= y0 <= want[1] - 6  # the label under the drawing is the figure's, the caption is not
 
 
 def test_a_caption_over_its_figure_and_two_figures_stacked(tmp_path: Path) -> None:
@@ -191,7 +194,8 @@ def test_a_caption_whose_table_went_to_the_next_page_takes_no_text(tmp_path: Pat
                 pdfgen.ColumnBreak(), pdfgen.Table(pdfgen.RESULTS_ROWS)], columns=1)
     pdf = paper.save(tmp_path / "split.pdf")
     figures, tables = find_figures(str(pdf), pdf.read_bytes())
-    assert (figures, tables) == ((), ())  # not the paragraph's short last line above the caption
+    assert figures == () and [t.label for t in tables] == ["Table 2"]  # its caption is listed…
+    assert not tables[0].located and tables[0].bbox == (0, 0, 0, 0)  # …not the paragraph's short last line above it
 
 
 def test_a_rotated_page_renders_its_figure_box(drawn: tuple[Path, list[pdfgen.Drawn]]) -> None:

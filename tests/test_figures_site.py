@@ -160,7 +160,7 @@ def test_figures_false_opens_no_pdf_and_the_cache_serves_another_site(tmp_path: 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("a PDF was read")
 
-    monkeypatch.setattr(site_figures, "_read_figures", refuse)
+    monkeypatch.setattr(site_figures, "_find", refuse)
     monkeypatch.setattr(site_figures, "_render", refuse)
     build(root, tmp_path / "second")  # another site of the corpus: the images come from the cache
     for name in ("figure-1.webp", "figure-2.webp"):
@@ -189,11 +189,15 @@ def test_without_the_pdf_extra_the_site_builds_and_says_so_once(tmp_path: Path,
 
 def test_a_pdf_linked_from_outside_the_corpus_is_never_read(tmp_path: Path) -> None:
     outside = figures_paper(tmp_path / "outside.pdf")[0]
-    root = corpus_with(tmp_path, gutter={})
+    root = corpus_with(tmp_path, gutter={}, inside={})
     (root / "ICML2024/optimization/gutter.pdf").symlink_to(outside)
+    figures_paper(root / "ICML2024/optimization/inside.pdf")  # a control: the same paper, inside the corpus
     build(root, tmp_path / "site")
     assert sorted(p.name for p in (tmp_path / "site" / NOTE_URL).iterdir()) == ["index.html"]
-    assert not (root / ".papernotes/figures").exists() or not list((root / ".papernotes/figures").rglob("*.json"))
+    control = tmp_path / "site" / NOTE_URL.replace("gutter", "inside")
+    assert any(p.name.startswith("figure-") for p in control.iterdir()), sorted(p.name for p in control.iterdir())
+    # the reading cache holds the control's paper only
+    assert len(list((root / ".papernotes/papers").rglob("*.json.gz"))) == 1
 
 
 _AFTER_NO_OP = """

@@ -6,16 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from papernotes.corpus.formulas import (
-    KATEX_DIR,
-    MARKDOWN_OPTIONS,
-    Formula,
-    FormulaChecker,
-    extract_formulas,
-    katex_version,
-    lint_tex,
-    lost_escape,
-)
+from papernotes.corpus.katex import KATEX_DIR, FormulaChecker, katex_version
+from papernotes.corpus.formulas import MARKDOWN_OPTIONS, Formula, extract_formulas, lint_tex, lost_escape
 
 try:
     import quickjs  # noqa: F401  (provided by quickjs-ng)
@@ -219,9 +211,9 @@ def test_lost_escape_heuristic() -> None:
 
 
 def test_missing_js_engine_falls_back_to_lint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import papernotes.corpus.formulas as formulas
+    import papernotes.corpus.katex as katex
 
-    monkeypatch.setattr(formulas, "_QUICKJS", None)
+    monkeypatch.setattr(katex, "_QUICKJS", None)
     with FormulaChecker(tmp_path / "cache.sqlite") as checker:
         assert checker.engine == "lint"
         assert [f.line for f, _ in checker.check([Formula(1, "{", False), Formula(2, "x", False)])] == [1]

@@ -5,7 +5,6 @@ Every PDF is generated (``tests/pdfgen.py``, and pypdf for a form XObject);
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,6 @@ from papernotes.cli import app
 from papernotes.corpus.frontmatter import read
 from papernotes.errors import ConfigError
 from papernotes.intake.paper import read_paper
-from papernotes.intake.paper.cleanup import clean_text
 from papernotes.intake.paper.extract import extract_document
 from papernotes.intake.paper.front import read_front
 from papernotes.intake.plausible import abstract_problem, authors_problem, title_problem
@@ -247,8 +245,3 @@ def test_slugs_end_at_a_word() -> None:
     assert slugify("a" * 90) == "a" * 80
     assert slugify("Short Title") == "short_title"
 
-
-def test_utf16_halves_are_joined_and_a_lone_one_replaced() -> None:
-    assert clean_text("\ud835\udefd = 16") == "\U0001d6fd = 16"  # pdfium reads 𝛽 as two halves
-    assert clean_text("x\ud835y") == "x\ufffdy"
-    assert "\ud835" not in json.dumps(clean_text("a\udefd"), ensure_ascii=False).encode("utf-8").decode("utf-8")

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import bibtexparser  # the ingest extra, installed with `test`; building a site never imports it
 import pytest
 from typer.testing import CliRunner
 
@@ -168,6 +169,24 @@ def test_search_records_are_plain_text_with_checked_urls(hostile) -> None:  # ty
         assert ".." not in url.split("/") and not re.search(r"[\x00-\x1f\\%?#]", url) and not url.startswith("/")
 
 
+def test_citation_tags_and_bib_files_hold_hostile_text_as_text(hostile) -> None:  # type: ignore[no-untyped-def]
+    site = hostile[0].site
+    html = (site / D / "xss_summary/index.html").read_text(encoding="utf-8")
+    tags = [attrs for tag, attrs in _tags(html) if tag == "meta" and attrs.get("name", "").startswith("citation_")]
+    assert [a["name"] for a in tags] == ["citation_title", "citation_author", "citation_publication_date",
+                                         "citation_conference_title"]
+    # the payloads are escaped inside the attribute: no tag of theirs reaches the page
+    assert '<meta name="citation_author" content="&lt;img src=x onerror=&#34;window.__pwned=&#39;author&#39;&#34;&gt;">' \
+        in html
+    assert '<meta name="citation_title" content="&lt;script&gt;window.__pwned=&#39;title&#39;&lt;/script&gt;Title' in html
+    assert "<script>window.__pwned" not in html
+    bib = (site / "bib" / f"{D.replace('/', '-').rstrip('-')}.bib").read_text(encoding="utf-8")
+    library = bibtexparser.parse_string(bib)
+    assert not library.failed_blocks
+    listed = (site / D / "index.html").read_text(encoding="utf-8").count("<dt>")
+    assert listed >= 3 and len(library.entries) == listed
+
+
 # ------------------------------------------------------------------ settings, render time, watcher, import
 
 
@@ -193,7 +212,8 @@ def test_a_note_swapped_for_a_link_out_of_the_corpus_is_not_read_at_render_time(
     from papernotes.corpus.load import read_note
     from papernotes.site.kinds.note import note_page
     from papernotes.site.resolve import resolve
-    from papernotes.site.theme import Theme, labels_for
+    from papernotes.site.strings import labels_for
+    from papernotes.site.theme import Theme
     from papernotes.taxonomy import load_taxonomy
 
     corpus = tmp_path / "c"

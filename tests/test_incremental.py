@@ -19,7 +19,8 @@ import pytest
 
 from conftest import EXAMPLES
 from papernotes.cache import BuildCache
-from papernotes.corpus.load import load_corpus, notes_beside
+from papernotes.corpus.load import load_corpus
+from papernotes.corpus.scan import notes_beside
 from papernotes.layout import paper_of
 from pdfgen import figures_paper, sample_paper
 from papernotes.site.build import Builder, build

@@ -1,7 +1,8 @@
 """Parse stage: one note's text to a Note and diagnostics with path:line."""
 from __future__ import annotations
 
-from papernotes.corpus.parse import parse_note, section_key, split_front_matter
+from papernotes.corpus.parse import parse_note, split_front_matter
+from papernotes.corpus.sections import section_key
 
 GOOD = """---
 id: icml2026-demo

@@ -12,7 +12,7 @@ from papernotes.errors import Diagnostic
 from papernotes.site.contexts import NoteContext, RedirectContext, VenueDomainContext
 from papernotes.site.plan import KINDS, PlanSettings, Scope, SiteIndex, hot_topics, plan_site, resolve_local_link
 from papernotes.site.resolve import resolve
-from papernotes.site.theme import labels_for
+from papernotes.site.strings import labels_for
 from papernotes.taxonomy import load_taxonomy
 
 TAXONOMY = load_taxonomy()
@@ -154,7 +154,8 @@ def test_a_scope_limits_planning_to_its_groups() -> None:
                             note("ICLR2024/optimization/c.md"))
     scope = Scope(notes=frozenset({"ICML2024/optimization/a.md"}), cells=frozenset({("ICML2024", "optimization")}))
     pages = plan_site(entries, settings(), "salt", scope)
-    assert {p.url for p in pages} == {"ICML2024/optimization/a/", "ICML2024/optimization/"}
+    assert {p.url for p in pages} == {"ICML2024/optimization/a/", "ICML2024/optimization/",
+                                      "bib/ICML2024-optimization.bib"}
     cell = next(p for p in pages if p.template == "venue_domain.html")
     assert isinstance(cell.context, VenueDomainContext)
     assert [(link.url, link.count) for link in cell.context.cross] == [("ICLR2024/optimization/", 1)]

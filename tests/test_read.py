@@ -1,7 +1,6 @@
 """Reading stage: generated PDFs (pdfgen) read into sections in reading order; damaged files give clear errors."""
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 
@@ -14,6 +13,7 @@ pytest.importorskip("fpdf")
 import pdfgen  # noqa: E402
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, read_paper  # noqa: E402
+from papernotes.intake.paper.cache import load as load_cached  # noqa: E402
 from papernotes.intake.paper.cleanup import strip_base64  # noqa: E402
 from papernotes.intake.paper.extract import Fragment, RawPage  # noqa: E402
 from papernotes.intake.paper.layout import reading_order  # noqa: E402
@@ -171,11 +171,14 @@ def test_cache_by_hash_under_the_corpus(tmp_path: Path, sample: Path) -> None:
     data = json.loads(result.stdout)
     stored = cache_dir(corpus) / data["sha256"][:2] / f"{data['sha256']}.json.gz"
     assert stored.is_file()
-    assert json.loads(gzip.decompress(stored.read_bytes()))["paper"] == data
+    cached = load_cached(cache_dir(corpus), data["sha256"])
+    assert cached is not None and cached.to_dict() == data
     first = read_paper(pdf, cache_dir(corpus))
+    assert first == cached
     stored.write_bytes(b"damaged")  # a damaged entry is read again, not trusted
+    assert load_cached(cache_dir(corpus), data["sha256"]) is None
     assert read_paper(pdf, cache_dir(corpus)) == first
-    assert json.loads(gzip.decompress(stored.read_bytes()))["paper"] == data
+    assert load_cached(cache_dir(corpus), data["sha256"]) == first
 
 
 def test_read_prints_sections_with_pages(sample: Path) -> None:

@@ -48,7 +48,8 @@ def corpus_with(root: Path, notes: dict[str, str], server: LLMServer | None = No
 
 def stub(title: str = "LoRA: Low-Rank Adaptation of Large Language Models", abstract: str = LORA,
          body: str = "") -> str:
-    return "---\n" + dump({"title": title, "venue": "ICLR2024", "abstract": abstract, "status": "stub"}) + "---\n" + body
+    return "---\n" + dump({"title": title, "venue": "ICLR2024", "authors": ["Edward J. Hu"], "abstract": abstract,
+                           "status": "stub"}) + "---\n" + body  # authors: check warns on a note without
 
 
 def headings(text: str) -> Counter[str]:
@@ -186,6 +187,8 @@ def test_a_redraft_replaces_the_sections_and_keeps_what_a_person_wrote(tmp_path:
         assert set(headings(third).values()) == {1} and section(third, "method").startswith("- How LoRA")
         assert third.count(own) == 1
     code, out, err = run("check", str(corpus), "--no-classifier", "--no-formulas")
+    # the check ran on the note (its one error is the domain these notes leave out) and found no doubled section
+    assert code == 1 and "1 notes checked: 1 error(s), 0 warning(s)" in out and "missing required field `domain`" in err
     assert "doubled-section" not in err and "appears twice" not in err
 
 
@@ -212,7 +215,9 @@ def test_a_note_doubled_by_an_old_redraft_is_skipped_then_mended_with_force(tmp_
         assert code == 0 and "1 note(s) drafted with openai" in out
     mended = path.read_text(encoding="utf-8")
     assert set(headings(mended).values()) == {1} and "摘自摘要" not in mended
-    assert "appears twice" not in run("check", str(corpus), "--no-classifier", "--no-formulas")[2]
+    code, out, err = run("check", str(corpus), "--no-classifier", "--no-formulas")
+    assert code == 1 and "1 notes checked: 1 error(s), 0 warning(s)" in out, (out, err)  # it warned above
+    assert "appears twice" not in err
 
 
 def test_a_redraft_in_the_other_language_replaces_the_sections_too(tmp_path: Path) -> None:

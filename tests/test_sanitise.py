@@ -186,7 +186,7 @@ $$
     out = markdown_body(md).html
     for fragment in (
         '<h2 id="head_em">Head <em>em</em><a class="headerlink" href="#head_em" title="Permanent link">¶</a></h2>',
-        '<th style="text-align: left">left</th><th style="text-align: center">centre</th>',
+        '<th class="word" style="text-align: left">left</th><th class="word" style="text-align: center">centre</th>',
         '<td style="text-align: center"><span class="math math-inline">\\(x^2 &lt; y\\)</span></td>',
         '<pre><code class="language-python">print("&lt;b&gt;")\n</code></pre>',
         '<input type="checkbox" checked="" disabled="">', '<input type="checkbox" disabled="">',

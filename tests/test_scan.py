@@ -15,7 +15,7 @@ import hostile_corpus
 from conftest import EXAMPLES, watch_forks
 from papernotes import forks
 from papernotes.cache import BuildCache, NoteRow, columns, rows
-from papernotes.corpus import load
+from papernotes.corpus import scan as walker
 from papernotes.site.build import build
 from sitecheck import site_contents
 
@@ -24,14 +24,14 @@ pytestmark = pytest.mark.skipif(not (sys.platform.startswith("linux") and len(os
 
 
 def _scan(root: Path, split: int, monkeypatch: pytest.MonkeyPatch,
-          fork: bool = True) -> tuple[list[load.SourceFile], list[load.Refused]]:
+          fork: bool = True) -> tuple[list[walker.SourceFile], list[walker.Refused]]:
     """The scan of ``root``, shared once a level holds ``split`` folders. With ``fork``, whatever threads
     earlier tests left in this process (the scan itself forks only when none runs: see the last test)."""
-    monkeypatch.setattr(load, "SPLIT_FOLDERS", split)
+    monkeypatch.setattr(walker, "SPLIT_FOLDERS", split)
     if fork:
         monkeypatch.setattr(forks, "can_fork", lambda: True)
-    refused: list[load.Refused] = []
-    files = sorted(load.scan(root, refused))
+    refused: list[walker.Refused] = []
+    files = sorted(walker.scan(root, refused))
     return files, sorted(refused)
 
 
@@ -72,10 +72,10 @@ def test_a_failed_child_leaves_its_share_to_the_parent(hostile: Path, monkeypatc
         raise MemoryError("the child cannot pack what it found")
 
     # the child packs what it found with marshal.dumps; the parent only unpacks
-    monkeypatch.setattr(load, "marshal", types.SimpleNamespace(dumps=broken, loads=marshal.loads))
+    monkeypatch.setattr(walker, "marshal", types.SimpleNamespace(dumps=broken, loads=marshal.loads))
     merged: list[bool] = []
-    real_merge = load._Walk.merge
-    monkeypatch.setattr(load._Walk, "merge", lambda self, *a: merged.append(real_merge(self, *a)) or merged[-1])
+    real_merge = walker._Walk.merge
+    monkeypatch.setattr(walker._Walk, "merge", lambda self, *a: merged.append(real_merge(self, *a)) or merged[-1])
     assert _scan(hostile, 2, monkeypatch) == alone
     assert merged == [False]  # the child failed, and the parent walked its share
 
@@ -96,14 +96,14 @@ def test_no_fork_while_a_thread_runs(hostile: Path, monkeypatch: pytest.MonkeyPa
 
 def test_an_interrupted_parent_leaves_no_child_behind(hostile: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     parent = os.getpid()
-    real_walk = load._Walk.walk
+    real_walk = walker._Walk.walk
 
-    def walk(self: load._Walk, stack: list[tuple[str, str]]) -> None:
+    def walk(self: walker._Walk, stack: list[tuple[str, str]]) -> None:
         if os.getpid() == parent:
             raise KeyboardInterrupt
         real_walk(self, stack)
 
-    monkeypatch.setattr(load._Walk, "walk", walk)
+    monkeypatch.setattr(walker._Walk, "walk", walk)
     made = watch_forks(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         _scan(hostile, 2, monkeypatch)
@@ -119,15 +119,15 @@ def test_a_shared_scan_hands_over_the_same_columns_each_time(tmp_path: Path, mon
     from shared scans make the site one process makes."""
     corpus = tmp_path / "c"
     shutil.copytree(EXAMPLES, corpus, ignore=shutil.ignore_patterns(".papernotes"))
-    monkeypatch.setattr(load, "SPLIT_FOLDERS", 2)  # the venues are dealt: ACL, ICLR, NeurIPS here; CVPR, ICML
+    monkeypatch.setattr(walker, "SPLIT_FOLDERS", 2)  # the venues are dealt: ACL, ICLR, NeurIPS here; CVPR, ICML
     monkeypatch.setattr(forks, "can_fork", lambda: True)
     made = watch_forks(monkeypatch)
-    first, again = load.scan_corpus(corpus), load.scan_corpus(corpus)
+    first, again = walker.scan_corpus(corpus), walker.scan_corpus(corpus)
     assert len(made) == 2
     assert (first.columns, first.digest) == (again.columns, again.digest)
     with monkeypatch.context() as alone:
         alone.setattr(forks, "can_fork", lambda: False)
-        one = load.scan_corpus(corpus)
+        one = walker.scan_corpus(corpus)
     assert first.files == one.files and len(one.files) > 40
     site = tmp_path / "site"
     build(corpus, site)
@@ -139,7 +139,7 @@ def test_a_shared_scan_hands_over_the_same_columns_each_time(tmp_path: Path, mon
                          scanned=first.columns)
         assert cache.stale_notes(columns(rows(first.columns)[::-1])) == ([], [])  # listed in another order
         note.write_text(note.read_text(encoding="utf-8") + "\n\nOne more line.\n", encoding="utf-8")
-        edited = load.scan_corpus(corpus)
+        edited = walker.scan_corpus(corpus)
         assert edited.digest != first.digest
         assert [path for path, _, _ in cache.stale_notes(edited.columns)[0]] == [rel]
     result = build(corpus, site)

@@ -101,7 +101,10 @@ def page(browser, served):  # type: ignore[no-untyped-def]
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
-    page.wait_for_timeout(50)  # the ranking's warm-up runs when the page is idle
+    # the ranking's warm-up runs when the page is idle after the first search: its errors count too
+    page.wait_for_function("""!document.querySelector('script[src$="search.js"]') || !document.getElementById('results')
+        || document.documentElement.getAttribute('data-search') === 'warm'
+        || /加载失败|could not be loaded/.test(document.body.innerText)""")
     context.close()
     assert errors == []
 

@@ -455,14 +455,15 @@ class BuildCache:
         return out
 
     def figure_files(self, site: str, note_urls: Iterable[str]) -> set[str]:
-        """The figure images (``site/figures.py``) the site has beside the note pages at ``note_urls``."""
+        """The figure images (``site/figures.py``) and PDFs (``publish_pdfs``) the site has beside the note pages
+        at ``note_urls``."""
         found = set()
         for url in note_urls:
             # the URLs just under ``url``: from ``url`` to ``url`` with its last ``/`` raised by one
             for (name,) in self.db.execute("SELECT url FROM pages WHERE site = ? AND url > ? AND url < ?",
                                            (site, url, url[:-1] + "0")):
                 rest = name[len(url):]
-                if "/" not in rest and rest.startswith("figure-"):
+                if "/" not in rest and (rest.startswith("figure-") or rest == "paper.pdf"):  # kinds/note.py PAPER_FILE
                     found.add(name)
         return found
 

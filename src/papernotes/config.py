@@ -10,6 +10,7 @@ import hashlib
 import re
 import tomllib
 from pathlib import Path
+from string import Formatter
 from typing import Literal
 from urllib.parse import quote, urlsplit
 
@@ -59,6 +60,10 @@ class LLMConfig(BaseModel):
                                       "(draft --batch).")
 
 
+REPORT_FIELDS = ("path", "title", "url")
+"""The placeholders ``report_url`` may use."""
+
+
 class SiteConfig(BaseModel):
     """Everything in ``papernotes.toml``; all fields are optional."""
 
@@ -82,6 +87,9 @@ class SiteConfig(BaseModel):
                                        "deploy` writes it to a CNAME file (GitHub Pages). Empty: no CNAME file.")
     hot_topics: int = Field(5, ge=0, le=50, description="How many topics the 🔥 line of a venue × domain page shows.")
     hot_topic_min: int = Field(2, ge=1, description="A topic needs at least this many notes on a page to be shown.")
+    page_size: int = Field(
+        100, ge=10, description="Notes per listing page: a venue × domain, domain or topic page with more is split "
+        "into numbered pages (…/page/2/), linked to one another; counts still tell the whole list.")
     theme_dir: str | None = Field(None, description="Theme folder, relative to the corpus: its templates/ and static/ "
                                                     "override the package's files of the same name and may add new ones.")
     trust_html: bool = Field(
@@ -93,6 +101,19 @@ class SiteConfig(BaseModel):
         "first figure) under the summary and as the page's og:image, and the ones front matter `figures: [2, 3]` "
         "lists. Rendering needs the pdf extra (pypdfium2); images are cached in .papernotes/figures/. false: no "
         "figures on any page, and no PDF is opened.")
+    high_rating_share: float = Field(
+        0.6, ge=0, le=1, description="`papernotes check` warns about a venue whose notes rate a key (novelty, "
+        "value, …) 4★ or more more often than this share (0.6: 60%), from 10 rated notes on: ratings most notes "
+        "reach do not tell papers apart. 1 turns the warning off.")
+    publish_pdfs: bool = Field(
+        False, description="Publish the PDF beside each note (foo.md ↔ foo.pdf) as paper.pdf beside its page, and "
+        "link the note's numbers to their page in it. Publishing a PDF redistributes the paper: turn this on only "
+        "for papers whose licence allows it (your own, CC BY…). false: numbers link to arXiv's PDF when the note has "
+        "an arXiv id, else nowhere.")
+    report_url: str = Field(
+        "", description="Each note gets a \"report a mistake\" link made from this template: {path} (the note's file), "
+        "{title} and {url} (its page) are filled in, URL-encoded, e.g. "
+        "https://github.com/you/notes/issues/new?title=Mistake%20in%20{title}&body={url}. Empty: no link.")
     taxonomy: TaxonomyFiles = Field(default_factory=TaxonomyFiles)
     llm: LLMConfig = Field(default_factory=LLMConfig)
 
@@ -116,6 +137,28 @@ class SiteConfig(BaseModel):
         if value and not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?", value):
             raise PydanticCustomError("cname", "not a host name (no scheme, path or port): {value}", {"value": value})
         return value
+
+    @field_validator("report_url")
+    @classmethod
+    def _report_template(cls, value: str) -> str:
+        if not value:
+            return value
+        if urlsplit(value).scheme not in ("http", "https", "mailto"):
+            raise PydanticCustomError("report_url", "not an http(s) or mailto URL: {value}", {"value": value})
+        try:
+            names = {name for _, name, _, _ in Formatter().parse(value) if name is not None}
+        except ValueError as exc:
+            raise PydanticCustomError("report_url", "not a template ({reason}): {value}",
+                                      {"reason": str(exc), "value": value}) from None
+        if unknown := sorted(names - set(REPORT_FIELDS)):
+            raise PydanticCustomError("report_url", "unknown placeholder {name} (use {known})",
+                                      {"name": f"{{{unknown[0]}}}", "known": ", ".join(f"{{{k}}}" for k in REPORT_FIELDS)})
+        return value
+
+    def report_link(self, **values: str) -> str:
+        """``report_url`` filled in with ``values`` (``REPORT_FIELDS``), each URL-encoded; ``""`` without one."""
+        return self.report_url.format(**{k: quote(values.get(k, ""), safe="") for k in REPORT_FIELDS}) \
+            if self.report_url else ""
 
     @field_validator("languages")
     @classmethod
@@ -163,7 +206,7 @@ def _line_for_key(text: str, loc: tuple[int | str, ...]) -> int:
     key = next((part for part in reversed(loc) if isinstance(part, str)), None)
     if key is None:
         return 0
-    m = re.search(rf"^\s*{re.escape(key)}\s*=", text, re.MULTILINE)
+    m = re.search(rf"^[ \t]*{re.escape(key)}[ \t]*=", text, re.MULTILINE)
     if m is None and len(loc) > 1:
         m = re.search(rf"^\s*\[{re.escape(str(loc[0]))}\]", text, re.MULTILINE)
     return text.count("\n", 0, m.start()) + 1 if m else 0

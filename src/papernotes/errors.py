@@ -75,6 +75,13 @@ class ConfigError(PapernotesError):
         super().__init__("\n".join(str(d) for d in diagnostics))
 
 
+class PromptError(PapernotesError):
+    """A prompt file that cannot be filled as written (an unknown placeholder, a stray ``$``): a bug to fix,
+    never text to send to a model."""
+
+    exit_code = 2
+
+
 class CorpusError(PapernotesError):
     """The corpus cannot be read at all (missing directory, not a directory...)."""
 

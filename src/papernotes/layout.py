@@ -9,6 +9,8 @@ CACHE_DIR = ".papernotes"
 """Caches, manifests and reports, at the root of the corpus; deleting it is always safe."""
 MANIFEST_NAME = "papernotes-manifest.json"
 """The published-pages record, at the root of a built site (``site/manifest.py``)."""
+PAPERS_DIR = "papers"
+"""The read papers (``intake/paper/cache.py``), in the cache folder: ``ab/<sha256>.json.gz``."""
 LANGUAGES = ("zh", "en")
 """Languages a note may be written in; also the suffixes of translations (``foo.en.md``)."""
 
@@ -21,3 +23,9 @@ def paper_of(note: str) -> str:
         if stem.endswith("." + lang) and len(stem) > 3 and stem[-4] != "/":
             return stem[:-3] + ".pdf"
     return stem + ".pdf"
+
+
+def paper_cache_file(papers: str, sha256: str) -> str:
+    """The file of the paper cache folder ``papers`` that holds the read PDF ``sha256`` (the build stats it for
+    the places of a note's numbers without loading the reader)."""
+    return f"{papers}/{sha256[:2]}/{sha256}.json.gz"

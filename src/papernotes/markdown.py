@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import pyromark
 
 from papernotes.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
+from papernotes.tables import fit_tables
 from papernotes.taxonomy import slugify
 from papernotes.text import CJK_ANY
 
@@ -181,11 +183,13 @@ def plain_text(fragment: str) -> str:
     return html.unescape(_TAG.sub("", fragment)).strip()
 
 
-def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False) -> RenderedBody:
+def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False,
+                  table_label: Callable[[int], str] | None = None) -> RenderedBody:
     """Render a note body; a leading ``# Title`` line is dropped (the page shows the title).
 
     The HTML goes through the allow-list (``sanitise.sanitise_body``) before
-    headings get their ids and anchors, unless ``trusted`` (``trust_html``).
+    headings get their ids and anchors, unless ``trusted`` (``trust_html``),
+    and tables get their scrolling boxes, named by ``table_label(n)`` (``tables.fit_tables``).
     """
     if drop_title:
         stripped = markdown.lstrip("\n")
@@ -218,8 +222,8 @@ def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False)
                 f'<a class="headerlink" href="#{anchor}" title="Permanent link">¶</a></h{level}>')
 
     out = _HEADING.sub(heading, out)
-    if "<table>" in out:  # wide tables scroll inside their own box on phones
-        out = out.replace("<table>", '<div class="table-wrap"><table>').replace("</table>", "</table></div>")
+    if "<table" in out:  # after the allow-list: the box's attributes are the page's, never the note's
+        out = fit_tables(out, table_label)
     if UNGROUNDED in out:
         out = mark_ungrounded(out)
     links = tuple(m.group(1) for m in _HREF.finditer(out)) if "<a " in out else ()

@@ -31,7 +31,7 @@ MAX_ALIASES = 50
 
 RESERVED_TOP = frozenset({
     "assets", "search", "topics", "domains", "feeds", "en", "zh",  # folders the site generates or keeps for itself
-    "sitemaps",
+    "sitemaps", "bib",
     "index.html", "404.html", "papernotes-manifest.json", ".papernotes-site",  # files at the site root
     "sitemap.xml", "robots.txt",
 })

@@ -4,7 +4,7 @@ In: a folder (new, empty, or one without any of the files to write) and
 whether to add a GitHub Pages workflow. Out: ``papernotes.toml`` listing every
 setting of the schema (``config.SiteConfig``) with its help and default,
 commented out, so the file cannot drift from the code; one example note; a
-``.gitignore`` for the built site and the cache; and, with ``github``, a
+``.gitignore`` for the built site, the cache and the PDFs; and, with ``github``, a
 workflow that builds the site and deploys it to GitHub Pages. An existing file
 is never overwritten: if any is in the way, nothing is written.
 """
@@ -95,6 +95,12 @@ def config_text() -> str:
     return "\n".join(lines) + "\n"
 
 
+GITIGNORE = (f"# the built site and papernotes' cache\n/{SITE_DIR}/\n{CACHE_DIR}/\n"
+             "# the papers: third-party PDFs whose licences rarely allow republishing (publish_pdfs in\n"
+             "# papernotes.toml puts them on the site; a repository is no place for them either)\n*.pdf\n")
+"""The starter ``.gitignore``: ``git add .`` commits notes and settings, never the site, the cache or a PDF."""
+
+
 def _data(name: str) -> str:
     return (resources.files("papernotes") / "data" / name).read_text(encoding="utf-8")
 
@@ -102,7 +108,7 @@ def _data(name: str) -> str:
 def starter_files(github: bool = False) -> list[Starter]:
     """What ``init`` writes, in order."""
     files = [Starter(CONFIG_NAME, config_text()),
-             Starter(".gitignore", f"# the built site and papernotes' cache\n/{SITE_DIR}/\n{CACHE_DIR}/\n"),
+             Starter(".gitignore", GITIGNORE),
              Starter(EXAMPLE_NOTE, _data("starter-note.md"))]
     if github:
         files.append(Starter(WORKFLOW, _data("starter-pages.yml").replace("PAPERNOTES_VERSION", __version__)))

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from papernotes.phrases import PhraseIndex
 from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
 from papernotes.printed_venues import PrintedVenues, assemble, compile_patterns, read_printed
 
@@ -31,6 +32,10 @@ _TRAILING_NUMBER = re.compile(r"\d+$")
 _LISTED = "`papernotes taxonomy {kind}` lists them"
 DEFAULT_VENUE_ICON = "📄"
 DEFAULT_DOMAIN_ICON = "📂"
+HINT_WEIGHT = 0.5
+"""Weight of a domain's ``hints`` as evidence, against 1 for its ``rules``."""
+VENUE_KINDS = ("conference", "journal", "preprint")
+"""What a series publishes (its ``kind``): how a citation names it (``cite.py``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +52,8 @@ class Venue:
     en: str = ""
     known: bool = True
     """False when the series is not in the taxonomy (the page still builds)."""
+    kind: str = "conference"
+    """The series' ``kind``: ``conference``, ``journal`` or ``preprint`` (citations name it by it)."""
 
     @property
     def sort_key(self) -> tuple[int, str]:
@@ -60,9 +67,19 @@ class Domain:
     zh: str
     en: str
     rules: tuple[str, ...] = field(default=(), repr=False)
+    """Phrases that name the domain (weight 1 as evidence for the rules classifier)."""
     order: int = 0
     """Position in the taxonomy file; ties in counts are broken by it."""
     known: bool = True
+    hints: tuple[str, ...] = field(default=(), repr=False)
+    """Phrases that point at the domain but also occur elsewhere (weight ``HINT_WEIGHT``)."""
+    absorbs: tuple[str, ...] = field(default=(), repr=False)
+    """Broader or technique domains whose evidence counts for this one when a note holds this one's own: a
+    segmentation method for MRI is medical imaging, chain-of-thought for an LLM is LLM reasoning."""
+    venues: tuple[str, ...] = field(default=(), repr=False)
+    """Venue series (``MICCAI``) and track or workshop names whose papers are mostly of this domain."""
+    arxiv: tuple[str, ...] = field(default=(), repr=False)
+    """arXiv categories (``cs.CL``) whose primary papers are mostly of this domain."""
 
     def name(self, lang: str) -> str:
         return self.en if lang == "en" else self.zh
@@ -76,6 +93,8 @@ class Topic:
     rules: tuple[str, ...] = field(default=(), repr=False)
     order: int = 0
     known: bool = True
+    fields: tuple[str, ...] = field(default=(), repr=False)
+    """Note fields the rules read (``title``, ``keywords``, ``summary``); empty: all three."""
 
     def name(self, lang: str) -> str:
         return self.en if lang == "en" else self.zh
@@ -89,67 +108,9 @@ class Series:
     month: int
     zh: str = ""
     en: str = ""
+    kind: str = "conference"
+    """``conference``, ``journal`` or ``preprint`` (``VENUE_KINDS``)."""
     printed: tuple[str, ...] = ()  # regexes naming the series in a printed venue line (printed_venues)
-
-
-class PhraseIndex:
-    """Case-insensitive search for many phrases at once; ASCII phrases must stand as whole words
-    (a trailing plural ``s`` allowed).
-
-    ASCII phrases are indexed by their first word and checked only where a text
-    word equals it; other phrases (Chinese) are plain substring tests. Much faster
-    than one regex per rule or one big alternation, which matters because rules
-    run over every note on a cold build.
-    """
-
-    _WORD = re.compile(r"[a-z0-9]+")
-
-    def __init__(self, owned: list[tuple[str, str]]) -> None:
-        self.owners: dict[str, list[str]] = {}
-        for phrase, owner in owned:
-            folded = phrase.casefold()
-            if folded and owner not in self.owners.setdefault(folded, []):
-                self.owners[folded].append(owner)
-        self.by_first_word: dict[str, list[str]] = {}
-        self.substrings: list[str] = []
-        for phrase in self.owners:
-            first = self._WORD.match(phrase) if phrase.isascii() else None
-            if first is not None and first.start() == 0:
-                self.by_first_word.setdefault(first.group(0), []).append(phrase)
-            else:
-                self.substrings.append(phrase)
-
-    def hits(self, folded: str) -> list[tuple[str, str]]:
-        """``(owner, phrase)`` for every phrase found in ``folded`` (text passed through ``str.casefold``)."""
-        found: dict[str, None] = {}
-        n = len(folded)
-        by_first = self.by_first_word
-        for m in self._WORD.finditer(folded):
-            word = m.group(0)
-            candidates = by_first.get(word)
-            if not candidates and word.endswith("s"):
-                candidates = by_first.get(word[:-1])  # "transformers" finds "transformer"
-            if not candidates:
-                continue
-            start = m.start()
-            if start > 0 and _is_word(folded[start - 1]):
-                continue  # e.g. "llm" inside "éllm"; ASCII letters already split by the regex
-            for phrase in candidates:
-                end = start + len(phrase)
-                if not folded.startswith(phrase, start):
-                    continue
-                if end < n and folded[end] == "s" and phrase[-1].isalpha():
-                    end += 1  # a plain plural still counts: "agents", "language models"
-                if end >= n or not _is_word(folded[end]):
-                    found[phrase] = None
-        for phrase in self.substrings:
-            if phrase in folded:
-                found[phrase] = None
-        return [(owner, phrase) for phrase in found for owner in self.owners[phrase]]
-
-
-def _is_word(ch: str) -> bool:
-    return ch.isascii() and ch.isalnum()
 
 
 @dataclass(frozen=True)
@@ -163,6 +124,9 @@ class Taxonomy:
     _topic_names: dict[str, str] = field(default_factory=dict)
     synonyms: tuple[tuple[str, ...], ...] = ()
     """Search synonym groups: a query that is one of a group's terms also finds the others."""
+    whole_terms: tuple[str, ...] = ()
+    """Terms that contain a rule phrase but mean something else (``位置编码`` holds ``编码``): a rule never
+    matches inside one (``papernotes.phrases``)."""
     printed: PrintedVenues = PrintedVenues()
     """How papers print their venue, from the venues files' ``[printed]`` tables and series ``printed`` lists."""
 
@@ -192,6 +156,7 @@ class Taxonomy:
             zh=series.zh if series else "",
             en=series.en if series else "",
             known=series is not None and year is not None,
+            kind=series.kind if series else "conference",
         )
         self._venue_cache[venue_id] = venue
         return venue
@@ -257,11 +222,13 @@ class Taxonomy:
 
     @cached_property
     def topic_index(self) -> PhraseIndex:
-        return PhraseIndex([(rule, t.slug) for t in self.topics.values() for rule in t.rules])
+        return PhraseIndex([(rule, t.slug, 1.0) for t in self.topics.values() for rule in t.rules], self.whole_terms)
 
     @cached_property
     def domain_index(self) -> PhraseIndex:
-        return PhraseIndex([(rule, d.slug) for d in self.domains.values() for rule in d.rules])
+        return PhraseIndex([(phrase, d.slug, weight) for d in self.domains.values()
+                            for phrases, weight in ((d.rules, 1.0), (d.hints, HINT_WEIGHT)) for phrase in phrases],
+                           self.whole_terms)
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:
@@ -351,11 +318,15 @@ def _str_field(entry: dict[str, Any], name: str, where: tuple[str, int], problem
     return default
 
 
-def _rules(entry: dict[str, Any], where: tuple[str, int], problems: list[Diagnostic]) -> tuple[str, ...]:
-    value = entry.get("rules", [])
+def _rules(entry: dict[str, Any], where: tuple[str, int], problems: list[Diagnostic],
+           key: str = "rules", old: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A list of phrases; ``old`` (an overridden entry's) when the key is absent."""
+    if key not in entry:
+        return old
+    value = entry[key]
     if isinstance(value, list) and all(isinstance(v, str) and v for v in value):
         return tuple(value)
-    problems.append(error(where[0], where[1], "`rules` must be a list of non-empty strings", "taxonomy"))
+    problems.append(error(where[0], where[1], f"`{key}` must be a list of non-empty strings", "taxonomy"))
     return ()
 
 
@@ -369,6 +340,8 @@ class _Loader:
         self.domains: dict[str, Domain] = {}
         self.topics: dict[str, Topic] = {}
         self.synonyms: list[tuple[str, ...]] = []
+        self.whole_terms: list[str] = []
+        self.domain_where: dict[str, tuple[str, int]] = {}
         self.printed: dict[str, tuple[re.Pattern[str], ...]] = {}
         self.digest = hashlib.sha256()
 
@@ -394,6 +367,11 @@ class _Loader:
             if not isinstance(month, int) or not 1 <= month <= 12:
                 self.problems.append(error(*where, f"series {sid}: `month` must be 1-12", "taxonomy"))
                 month = 1
+            kind = entry.get("kind", old.kind if old else "conference")
+            if kind not in VENUE_KINDS:
+                self.problems.append(error(*where, f"series {sid}: `kind` must be one of {', '.join(VENUE_KINDS)}",
+                                           "taxonomy"))
+                kind = "conference"
             self.series[sid.lower()] = Series(
                 id=sid,
                 name=_str_field(entry, "name", where, self.problems, False, old.name if old else sid),
@@ -401,11 +379,12 @@ class _Loader:
                 month=month,
                 zh=_str_field(entry, "zh", where, self.problems, False, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, False, old.en if old else ""),
+                kind=kind,
                 printed=tuple(p.pattern for p in compile_patterns(entry["printed"], where, "printed", self.problems))
                 if "printed" in entry else old.printed if old else (),
             )
-        for kind, patterns in read_printed(data, path, text, self.problems).items():
-            self.printed[kind] = self.printed.get(kind, ()) + patterns  # a site's patterns add to the shipped ones
+        for what, patterns in read_printed(data, path, text, self.problems).items():
+            self.printed[what] = self.printed.get(what, ()) + patterns  # a site's patterns add to the shipped ones
         for entry in _entries(data, "venue", path, self.problems):
             vid, date = entry.get("id"), entry.get("date")
             where = (str(path), text_line(text, f'"{vid}"'))
@@ -431,13 +410,18 @@ class _Loader:
                 self.problems.append(error(*where, f"domain slug {slug!r} must be lower-case letters, digits, _ or -", "taxonomy"))
                 continue
             old = self.domains.get(slug)
+            self.domain_where[slug] = where
             self.domains[slug] = Domain(
                 slug=slug,
                 icon=_str_field(entry, "icon", where, self.problems, False, old.icon if old else DEFAULT_DOMAIN_ICON),
                 zh=_str_field(entry, "zh", where, self.problems, old is None, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, old is None, old.en if old else ""),
-                rules=_rules(entry, where, self.problems) if "rules" in entry or not old else old.rules,
+                rules=_rules(entry, where, self.problems, "rules", old.rules if old else ()),
                 order=old.order if old else len(self.domains),
+                hints=_rules(entry, where, self.problems, "hints", old.hints if old else ()),
+                absorbs=_rules(entry, where, self.problems, "absorbs", old.absorbs if old else ()),
+                venues=_rules(entry, where, self.problems, "venues", old.venues if old else ()),
+                arxiv=_rules(entry, where, self.problems, "arxiv", old.arxiv if old else ()),
             )
 
     def topic_file(self, path: Path) -> None:
@@ -453,9 +437,15 @@ class _Loader:
                 slug=slug,
                 zh=_str_field(entry, "zh", where, self.problems, old is None, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, old is None, old.en if old else ""),
-                rules=_rules(entry, where, self.problems) if "rules" in entry or not old else old.rules,
+                rules=_rules(entry, where, self.problems, "rules", old.rules if old else ()),
                 order=old.order if old else len(self.topics),
+                fields=_rules(entry, where, self.problems, "fields", old.fields if old else ()),
             )
+            if unknown := set(self.topics[slug].fields) - {"title", "keywords", "summary"}:
+                self.problems.append(error(*where, f"topic {slug}: `fields` may name title, keywords and summary, "
+                                                   f"not {', '.join(sorted(unknown))}", "taxonomy"))
+        self.whole_terms.extend(_rules(data, (str(path), text_line(text, "whole_terms")), self.problems,
+                                       "whole_terms"))
 
     def synonym_file(self, path: Path) -> None:
         data, text = self._load(path, "search synonyms")
@@ -470,6 +460,11 @@ class _Loader:
                                                             "non-empty strings", "taxonomy"))
 
     def result(self) -> Taxonomy:
+        for d in self.domains.values():
+            for slug in d.absorbs:
+                if slug not in self.domains:
+                    self.problems.append(error(*self.domain_where[d.slug], f"domain {d.slug}: `absorbs` names an unknown domain "
+                                                             f"`{slug}`", "taxonomy"))
         if self.problems:
             raise ConfigError(self.problems)
         names: dict[str, str] = {}
@@ -478,7 +473,8 @@ class _Loader:
                 names[name.casefold()] = topic.slug
         printed = assemble(self.printed, ((s.id, s.printed) for s in self.series.values()))
         return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
-                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), printed)
+                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), tuple(self.whole_terms),
+                        printed)
 
 
 def shipped_file(name: str) -> Path:

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from papernotes import extras
 from papernotes.cache import BuildCache
 from papernotes.check.front_matter import front_matter_problems
+from papernotes.check.ratings import RatingShare, rating_problems, rating_shares
 from papernotes.check.site import site_problems
 from papernotes.check.translations import translation_problems
 from papernotes.config import load_config, load_site_taxonomy
@@ -166,7 +167,8 @@ def topic_problems(entries: Sequence[Entry]) -> list[Diagnostic]:
 
 def formula_problems(root: Path, notes: Sequence[Note], cache_file: Path | None) -> list[Diagnostic]:
     # lazy: 43 ms (importtime, beside papernotes.check.run): only the check that needs it loads it
-    from papernotes.corpus.formulas import MAX_FORMULA_CHARS, FormulaChecker, extract_formulas, lost_escape
+    from papernotes.corpus.katex import MAX_FORMULA_CHARS, FormulaChecker
+    from papernotes.corpus.formulas import extract_formulas, lost_escape
 
     problems: list[Diagnostic] = []
     groups = []
@@ -215,6 +217,8 @@ class Checked(NamedTuple):
     """Originals (``foo.md``)."""
     translations: int
     """Translations (``foo.en.md``), not among ``notes``."""
+    ratings: tuple[RatingShare, ...] = ()
+    """Per venue and rating key, the notes rated 4★ or more (``check/ratings.py``)."""
 
 
 def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[list[Diagnostic], Checked]:
@@ -237,6 +241,8 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
     diagnostics.extend(front_matter_problems(notes))
     diagnostics.extend(link_problems(root, entries))
     diagnostics.extend(topic_problems(entries))
+    shares = tuple(rating_shares(notes))
+    diagnostics.extend(rating_problems(shares, config.high_rating_share))
     if options.formulas:
         diagnostics.extend(formula_problems(root, notes, cache_file))
     if options.classifier:
@@ -250,4 +256,4 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
         diagnostics.extend(ground_corpus(root, notes).diagnostics)
     diagnostics.sort(key=lambda d: (d.path, d.line, d.code))
     translated = sum(n.translation_of is not None for n in notes)
-    return diagnostics, Checked(len(notes) - translated, translated)
+    return diagnostics, Checked(len(notes) - translated, translated, shares)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from papernotes.classify.prediction import Prediction
 from papernotes.corpus.frontmatter import KEY_ORDER, FrontMatterError, read, update
-from papernotes.corpus.load import note_digest
+from papernotes.corpus.scan import note_digest
 from papernotes.corpus.model import Note
 from papernotes.disk import atomic_write
 from papernotes.errors import Diagnostic, warning

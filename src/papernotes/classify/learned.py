@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from papernotes.classify.by_rules import explain
+from papernotes.classify.evidence import clues, evidence
 from papernotes.classify.prediction import MISFILE_THRESHOLD, SECONDARY_MIN, Prediction, too_few_labels
 from papernotes.classify.rules import note_topics, rule_domain_scores
 from papernotes.corpus.model import Note
@@ -40,6 +42,8 @@ if not available("sklearn"):  # lets callers treat the classifier as optional
     raise MissingExtraError(missing_message("sklearn", "the learned classifier"))
 
 FALLBACK_DOMAIN = "others"
+WORDS_MAX = 4
+"""Words named per prediction, after the taxonomy's clues."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,14 +100,19 @@ def predict(notes: Sequence[Note], taxonomy: Taxonomy, settings: Settings = Sett
     if not notes:
         return []
 
-    classes, probs, sources = _probabilities(notes, taxonomy, settings)
+    classes, probs, sources, words = _probabilities(notes, taxonomy, settings)
     best = np.argsort(-probs, axis=1, kind="stable")[:, :3]  # ties: taxonomy order
     out = []
     for i, note in enumerate(notes):
         top = tuple((classes[j], round(float(probs[i, j]), 4)) for j in best[i])
         second = top[1][0] if len(top) > 1 and top[1][1] >= SECONDARY_MIN else None
+        found = clues(note, taxonomy)
+        said = {c.phrase.casefold() for c in found}
+        why = explain(found, evidence(found, taxonomy)[1], top[0][0])
+        why += tuple(w for w in words.get(i, ()) if w.rsplit(" (", 1)[0] not in said)
         out.append(Prediction(note.path, note.id, note.title, note.domain, top, second,
-                              tuple(t.slug for t in note_topics(note, taxonomy)), sources[i], note.line_of("domain")))
+                              tuple(t.slug for t in note_topics(note, taxonomy)), sources[i], note.line_of("domain"),
+                              why))
     return out
 
 
@@ -133,8 +142,9 @@ def _rule_matrix(notes: Sequence[Note], taxonomy: Taxonomy, classes: list[str]) 
     return scores
 
 
-def _features(notes: Sequence[Note], rules: np.ndarray, settings: Settings) -> Any:
-    """Sparse feature matrix, or ``None`` when the notes carry no usable text.
+def _features(notes: Sequence[Note], rules: np.ndarray, settings: Settings) -> tuple[Any, list[str]] | None:
+    """Sparse feature matrix and each column's name (``""`` for a rule column), or ``None`` when the notes
+    carry no usable text.
 
     The vectorisers see every note's text but no label, so fitting them once on
     the whole corpus does not leak labels into the cross-fitted predictions.
@@ -143,24 +153,26 @@ def _features(notes: Sequence[Note], rules: np.ndarray, settings: Settings) -> A
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import normalize
 
-    def tfidf(texts: list[str]) -> Any:
+    def tfidf(texts: list[str]) -> tuple[Any, Any] | None:
         vectoriser = TfidfVectorizer(analyzer=_tokens, min_df=2 if len(texts) >= 20 else 1,
                                      sublinear_tf=True, dtype=np.float32)
         try:
-            return vectoriser.fit_transform(texts)
+            return vectoriser.fit_transform(texts), vectoriser.get_feature_names_out()
         except ValueError:  # empty vocabulary
             return None
 
     full = tfidf([model_text(n) for n in notes])
     if full is None:
         return None
-    blocks = [full]
+    blocks, names = [full[0]], [f"{word} (word)" for word in full[1]]
     head = tfidf(["\n".join((n.title, " ".join(n.keywords))).casefold() for n in notes])
     if head is not None and settings.title_weight:
-        blocks.append(settings.title_weight * head)
+        blocks.append(settings.title_weight * head[0])
+        names += [f"{word} (title word)" for word in head[1]]
     if settings.rule_weight:
         blocks.append(sparse.csr_matrix(settings.rule_weight * np.log1p(rules)))
-    return normalize(sparse.hstack(blocks).tocsr())
+        names += ["" for _ in range(rules.shape[1])]  # the rules' clues are named from the note itself
+    return normalize(sparse.hstack(blocks).tocsr()), names
 
 
 # ------------------------------------------------------------------ fitting
@@ -214,7 +226,7 @@ def _rules_only(rules: np.ndarray, fallback: int, smoothing: float = 0.5) -> np.
 
 
 def _svm_scores(features: Any, labels: np.ndarray, job: _Job, columns: dict[str, int],
-                settings: Settings) -> np.ndarray:
+                settings: Settings) -> tuple[np.ndarray, Any]:
     from sklearn.svm import LinearSVC
 
     train = list(job.train)
@@ -226,7 +238,23 @@ def _svm_scores(features: Any, labels: np.ndarray, job: _Job, columns: dict[str,
         raw = np.column_stack([-raw, raw])
     scores = np.full((len(job.test), len(columns)), -np.inf)
     scores[:, [columns[c] for c in model.classes_]] = raw
-    return scores
+    return scores, model
+
+
+def _top_words(features: Any, names: list[str], model: Any, rows: list[int], wanted: list[str]) -> dict[int, tuple[str, ...]]:
+    """For each row, the named features that added most to the score of the class it was given (``wanted``),
+    when the model knows that class: what the learned model read in the note."""
+    known = {c: k for k, c in enumerate(model.classes_)}
+    coef = model.coef_ if len(model.classes_) > 2 else np.vstack([-model.coef_[0], model.coef_[0]])
+    out: dict[int, tuple[str, ...]] = {}
+    for i, cls in zip(rows, wanted):
+        if cls not in known:
+            continue
+        row = features[i]
+        gain = row.data * coef[known[cls], row.indices]
+        order = np.argsort(-gain, kind="stable")
+        out[i] = tuple(names[row.indices[j]] for j in order if gain[j] > 0 and names[row.indices[j]])[:WORDS_MAX]
+    return out
 
 
 def _softmax(scores: np.ndarray, temperature: float) -> np.ndarray:
@@ -268,9 +296,10 @@ def _calibrate(scores: np.ndarray, shares: np.ndarray, truth: np.ndarray,
     return temperature, float(fit.x)
 
 
-def _probabilities(notes: Sequence[Note], taxonomy: Taxonomy,
-                   settings: Settings) -> tuple[list[str], np.ndarray, list[str]]:
-    """``(classes, probabilities per note and class, source per note)``."""
+def _probabilities(notes: Sequence[Note], taxonomy: Taxonomy, settings: Settings
+                   ) -> tuple[list[str], np.ndarray, list[str], dict[int, tuple[str, ...]]]:
+    """``(classes, probabilities per note and class, source per note, the words that weighed most for the
+    class given, by note)``."""
     labels = [n.domain for n in notes]
     classes = list(taxonomy.domains) + sorted({d for d in labels if d and d not in taxonomy.domains})
     columns = {c: j for j, c in enumerate(classes)}
@@ -280,12 +309,15 @@ def _probabilities(notes: Sequence[Note], taxonomy: Taxonomy,
     default = columns.get(FALLBACK_DOMAIN, 0)
     jobs = _jobs(labels, settings)
     learnable = [j for j in jobs if settings.text and len({labels[i] for i in j.train}) >= 2]
-    features = _features(notes, rules, settings) if learnable else None
+    built = _features(notes, rules, settings) if learnable else None
+    features, names = built if built is not None else (None, [])
     if features is None:
         learnable = []
     # One fit after another: liblinear draws from one process-wide random generator, so
     # concurrent fits would make the predictions depend on thread timing.
-    scores = {job: _svm_scores(features, y, job, columns, settings) for job in learnable}
+    fitted = {job: _svm_scores(features, y, job, columns, settings) for job in learnable}
+    scores = {job: fitted[job][0] for job in fitted}
+    words: dict[int, tuple[str, ...]] = {}
 
     probs = np.zeros((len(notes), len(classes)))
     sources = ["rules"] * len(notes)
@@ -306,9 +338,10 @@ def _probabilities(notes: Sequence[Note], taxonomy: Taxonomy,
         weights = np.full(len(classes), weight)
         weights[[columns[c] for c in classes if counts[c] < settings.rare_min]] = 1.0  # the model cannot know these
         probs[test] = _blend(_softmax(scores[job], temperature), shares[test], weights)
+        words.update(_top_words(features, names, fitted[job][1], test, [classes[j] for j in probs[test].argmax(axis=1)]))
         for i in test:
             sources[i] = job.source
-    return classes, probs, sources
+    return classes, probs, sources, words
 
 
 # ------------------------------------------------------------------ evaluation

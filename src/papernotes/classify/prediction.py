@@ -51,6 +51,9 @@ class Prediction:
     ``openai`` (a language model's choice, with the confidence it gave)."""
     line: int
     """Line of the ``domain`` key, for diagnostics (1 when absent)."""
+    why: tuple[str, ...] = ()
+    """What decided ``predicted``, strongest first: the taxonomy phrases found and where (``FedAvg (title)``),
+    and for the learned model the words that weighed most; empty when nothing did (no rule matched)."""
 
     @property
     def predicted(self) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 def _registered() -> Any:
     # lazy: 195 ms (importtime, beside papernotes.cli): `--help` does not load it
-    from papernotes.cli import classify, intake, translate, migrate, site, publish, taxonomy  # noqa: F401,I001  (pipeline order)
+    from papernotes.cli import classify, intake, translate, migrate, site, publish, export, taxonomy  # noqa: F401,I001  (pipeline order)
     from papernotes.cli.common import app
 
     return app

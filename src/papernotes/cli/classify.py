@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from papernotes.config import SiteConfig
     from papernotes.corpus.model import Note
     from papernotes.errors import Diagnostic
+    from papernotes.intake.paper.model import PaperText
     from papernotes.taxonomy import Taxonomy
 
 ENGINES = ("learned", "openai")
@@ -64,10 +65,13 @@ def classify(
     batch: Annotated[bool, typer.Option(
         "--batch", help="With --engine openai: send the requests through the OpenAI Batch API (half price, "
                         "within 24 h); re-run to resume a run that was interrupted.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "-v", "--verbose", help="Under each note listed, what decided its prediction: the taxonomy's phrases "
+                                "found and where, and the words the learned model weighed most.")] = False,
 ) -> None:
     """Predict each note's domain and topics, and find misfiled notes.
 
-    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) the taxonomy's rules alone predict the notes without a domain, each with a confidence (how many distinct rule phrases of one domain the title, keywords, summary and abstract hold, less those of other domains); notes no rule matches are listed for review. openai: one request per note without a domain (--batch: all of them in one Batch API batch, a repair round in another). Exit status 1 when nothing could be predicted or a note could not be classified.
+    learned: rules from the taxonomy plus a model learned from the corpus's own labelled notes. Every labelled note is predicted by a model that never saw its label (cross-fitting), so a note filed under the wrong domain stands out; notes without a domain are predicted by a model trained on all labelled notes. With fewer than 20 labelled notes (in at least 2 domains) the taxonomy's rules alone predict the notes without a domain, each with a confidence (the evidence of one domain - its phrases in the title, keywords, summary, abstract and a PDF beside the note, its venue and arXiv category - against that of the others); notes no rule matches are listed for review. -v and --json say which phrases and words decided each prediction. openai: one request per note without a domain (--batch: all of them in one Batch API batch, a repair round in another). Exit status 1 when nothing could be predicted or a note could not be classified.
     """
     # lazy: 571 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
     from papernotes.cache import BuildCache
@@ -93,7 +97,7 @@ def classify(
         if engine == "openai":
             predictions, failures = _ask_model(corpus, notes, config, taxonomy, batch)
         else:
-            predictions, failures = _learned(notes, taxonomy, folds, evaluate, as_json), []
+            predictions, failures = _learned(corpus, notes, taxonomy, folds, evaluate, as_json), []
     except PapernotesError as exc:
         raise fail(exc) from None
     if predictions is None:
@@ -106,16 +110,16 @@ def classify(
         # lazy: 69 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
         from papernotes.classify.apply import apply_domains
 
-        _print_applied(apply_domains(corpus, notes, predictions, min_confidence), min_confidence, as_json)
+        _print_applied(apply_domains(corpus, notes, predictions, min_confidence), min_confidence, as_json, verbose)
     elif as_json:
         typer.echo(json.dumps([_as_dict(p, threshold) for p in predictions], ensure_ascii=False, indent=1))
     else:
-        _print_summary(predictions, threshold, min_confidence)
+        _print_summary(predictions, threshold, min_confidence, verbose)
     if failures:
         raise typer.Exit(1)
 
 
-def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: bool,
+def _learned(corpus: Path, notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: bool,
              as_json: bool) -> list[Prediction] | None:
     """The learned classifier's predictions; ``None`` when ``--evaluate`` printed its table instead."""
 
@@ -124,7 +128,7 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
         from papernotes.classify.by_rules import predict_by_rules
 
         err.print(f"{reason}; until then the taxonomy's rules decide the clear cases", highlight=False)
-        return predict_by_rules(notes, taxonomy)
+        return predict_by_rules(notes, taxonomy, _papers(corpus, [n for n in notes if not n.domain and n.paper]))
     if not extras.available("sklearn"):  # the learned classifier is an extra
         raise extras.MissingExtraError(extras.missing_message("sklearn", "papernotes classify"))
     # lazy: 327 ms (importtime, beside papernotes.cli.classify): `--help` does not load it
@@ -135,6 +139,26 @@ def _learned(notes: tuple[Note, ...], taxonomy: Taxonomy, folds: int, evaluate: 
         _print_evaluation(learned.evaluate(notes, taxonomy, settings), as_json)
         return None
     return learned.predict(notes, taxonomy, settings)
+
+
+def _papers(corpus: Path, notes: list[Note]) -> dict[str, PaperText]:
+    """The PDF beside each note, read (from the reader's cache when it was read before); none without the pdf
+    extra. A PDF that cannot be read is reported and left out: the note is classified from its own text."""
+    if not notes or not extras.available("pypdf"):
+        return {}
+    # lazy: 56 ms (importtime, beside papernotes.cli.classify): only when a note without a domain has a PDF
+    from papernotes.intake.paper.cache import cache_dir
+    from papernotes.intake.paper.model import PaperError
+    from papernotes.intake.paper.read import read_paper
+
+    papers: dict[str, PaperText] = {}
+    for note in notes:
+        try:
+            papers[note.path] = read_paper(corpus / note.paper, cache_dir(corpus))
+        except PaperError as exc:
+            err.print(f"{escape(note.paper)}: not read, the note's own text decides: {escape(str(exc))}",
+                      highlight=False)
+    return papers
 
 
 def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig, taxonomy: Taxonomy,
@@ -164,29 +188,36 @@ def _ask_model(corpus: Path, notes: tuple[Note, ...], config: SiteConfig, taxono
 def _as_dict(p: Prediction, threshold: float) -> dict[str, object]:
     return {"id": p.id, "path": p.path, "title": p.title, "domain": p.domain, "predicted": p.predicted,
             "secondary": p.secondary, "top": [[d, prob] for d, prob in p.top], "topics": list(p.topics),
-            "misfiled": p.misfiled(threshold)}
+            "why": list(p.why), "misfiled": p.misfiled(threshold)}
+
+
+def _why(p: Prediction, verbose: bool) -> str:
+    """The line under a listed note that says what decided its prediction (``-v``)."""
+    if not verbose:
+        return ""
+    return f"\n  why: {escape(', '.join(p.why))}" if p.why else "\n  why: nothing of the taxonomy's in its text"
 
 
 def _also(p: Prediction) -> str:
     return f", then {p.secondary} ({p.top[1][1]:.2f})" if p.secondary and len(p.top) > 1 else ""
 
 
-def _print_applied(applied: Applied, min_confidence: float, as_json: bool) -> None:
+def _print_applied(applied: Applied, min_confidence: float, as_json: bool, verbose: bool) -> None:
     report(list(applied.diagnostics))
     if as_json:
-        rows = [{"path": p.path, "domain": p.predicted, "probability": p.probability, "applied": True}
-                for p in applied.written]
-        rows += [{"path": p.path, "domain": p.predicted, "probability": p.probability, "applied": False}
-                 for p in applied.review]
+        rows = [{"path": p.path, "domain": p.predicted, "probability": p.probability, "why": list(p.why),
+                 "applied": True} for p in applied.written]
+        rows += [{"path": p.path, "domain": p.predicted, "probability": p.probability, "why": list(p.why),
+                  "applied": False} for p in applied.review]
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=1))
         return
     for p in applied.written:
-        out.print(f"{escape(p.path)}: domain: {p.predicted} (p={p.probability:.2f})")
+        out.print(f"{escape(p.path)}: domain: {p.predicted} (p={p.probability:.2f}){_why(p, verbose)}")
     for p in applied.review:
         why = (f"{_guess(p)} is below --min-confidence {min_confidence:.2f}" if p.top
                else "no rule of the taxonomy matches it")
         out.print(f"{escape(p.path)}: not written: {why}; review it and set `domain:` by hand"
-                  f"{HOW_TO_REVIEW if p.source == 'rules' else ''}")
+                  f"{HOW_TO_REVIEW if p.source == 'rules' else ''}{_why(p, verbose) if p.top else ''}")
     review = f", {len(applied.review)} left for review" if applied.review else ""
     out.print(f"{len(applied.written)} note(s) given a domain{review}")
 
@@ -201,17 +232,17 @@ def _guess(p: Prediction) -> str:
     return f"predicted {p.predicted} (p={p.probability:.2f}{_also(p)})"
 
 
-def _print_summary(predictions: list[Prediction], threshold: float, min_confidence: float) -> None:
+def _print_summary(predictions: list[Prediction], threshold: float, min_confidence: float, verbose: bool) -> None:
     """One ``path:line:`` line per suspected misfile and per note without a domain, then the counts."""
     misfiled = sorted((p for p in predictions if p.misfiled(threshold)), key=lambda p: (-p.probability, p.path))
     missing = [p for p in predictions if not p.domain]
     for p in misfiled:
         out.print(f"{escape(p.path)}:{p.line}: filed under {p.domain}, predicted {p.predicted} "
-                  f"(p={p.probability:.2f}{_also(p)})")
+                  f"(p={p.probability:.2f}{_also(p)}){_why(p, verbose)}")
     for p in missing:
         review = ("" if p.top and p.probability >= min_confidence else
                   f"; below --min-confidence {min_confidence:.2f}: review it" if p.top else ": review it")
-        out.print(f"{escape(p.path)}: no domain, {_guess(p)}{review}")
+        out.print(f"{escape(p.path)}: no domain, {_guess(p)}{review}{_why(p, verbose) if p.top else ''}")
     sure = sum(bool(p.top) and p.probability >= min_confidence for p in missing)
     filing = (f"{len(missing)} without a domain ({sure} at p ≥ {min_confidence:.2f}: `classify --apply` writes "
               f"them; {len(missing) - sure} to review)") if missing else "none without a domain"

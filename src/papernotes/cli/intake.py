@@ -7,6 +7,7 @@ are imported inside the commands so ``papernotes --help`` stays instant.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -75,6 +76,9 @@ def ingest_command(
 @app.command("draft")
 def draft_command(
     corpus: Annotated[Path, typer.Argument(help="Corpus directory.", file_okay=False, show_default=False)],
+    notes: Annotated[Optional[list[Path]], typer.Argument(
+        metavar="[NOTE]...", show_default=False,
+        help="Draft only these notes (paths of .md files inside the corpus); default: every note that needs it.")] = None,
     engine: Annotated[str, typer.Option(
         metavar="ENGINE",
         help=f"One of: {', '.join(ENGINES.names())}. openai: any OpenAI-compatible endpoint, set up in the llm "
@@ -88,6 +92,9 @@ def draft_command(
              "else the `lang` of a note not drafted yet, else the site language).")] = None,
     force: Annotated[bool, typer.Option(
         "--force", help="Redraft notes already drafted, and replace sections edited since the last draft.")] = False,
+    diff: Annotated[bool, typer.Option(
+        "--diff", help="Write nothing: print, section by section, what the draft would change in each note "
+                       "(with --force: what a redraft, say with a newer model, would replace).")] = False,
     verbose: Annotated[bool, typer.Option("-v", "--verbose", help="List every note not drafted, with why.")] = False,
     quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only print errors.")] = False,
 ) -> None:
@@ -99,6 +106,7 @@ def draft_command(
     from papernotes.cli.progress import progress_bar
     from papernotes.errors import PapernotesError
     from papernotes.intake.draft import draft
+    from papernotes.intake.draft_diff import section_diffs
 
     if engine not in ENGINES:
         raise typer.BadParameter(f"choose one of: {', '.join(ENGINES.names())}", param_hint="--engine")
@@ -107,13 +115,25 @@ def draft_command(
     try:
         with progress_bar(err, disable=quiet) as progress:
             result = draft(corpus, engine=engine, limit=limit, lang=lang, progress=progress, batch=batch,
-                           force=force)
+                           force=force, notes=tuple(notes or ()), preview=diff)
     except PapernotesError as exc:
         raise fail(exc) from None
     report(list(result.diagnostics) if not quiet else [d for d in result.diagnostics if d.is_error])
+    for path, before, after in result.previews:
+        _print_preview(path, section_diffs(before, after))
     if not quiet:
         _print_draft_summary(result, verbose)
     exit_on_errors(result.diagnostics)
+
+
+def _print_preview(path: str, diffs: Iterable[tuple[str, list[str]]]) -> None:
+    """What ``draft --diff`` prints of one note: a header, then each changed key and section as a unified diff."""
+    changes = list(diffs)
+    say(f"=== {path}: {len(changes)} part(s) would change" if changes else f"=== {path}: no change")
+    for what, lines in changes:
+        say(f"--- {what}")
+        for line in lines:
+            say(line)
 
 
 def _print_draft_summary(result, verbose: bool) -> None:  # type: ignore[no-untyped-def]  # DraftResult, lazily
@@ -130,7 +150,8 @@ def _print_draft_summary(result, verbose: bool) -> None:  # type: ignore[no-unty
             "no note to draft (`papernotes ingest` and `papernotes new` make notes to draft)")
         return
     failed = f", {len(result.failed)} failed (left as they were, see `draft_error`)" if result.failed else ""
-    say(f"{len(result.drafted)} note(s) drafted with {result.engine}{failed}")
+    done = "previewed (nothing written)" if result.previews else "drafted"
+    say(f"{len(result.drafted)} note(s) {done} with {result.engine}{failed}")
     if result.kept:
         say(f"kept {sum(len(k) for _, k in result.kept)} section(s) edited since the last draft in "
             f"{len(result.kept)} note(s) (--force replaces them)")
@@ -142,7 +163,9 @@ def _print_draft_summary(result, verbose: bool) -> None:  # type: ignore[no-unty
         out.print(f"grounding: {result.grounded} note(s) checked against their paper, {result.checked:,} "
                   f"number(s){marked}{repairs}")
     if result.usage is not None:
-        out.print(model_line(result.model, result.usage, result.repaired, result.batch_price_factor, result.cost))
+        # one count of repair requests: a reply that was not the JSON asked for, or a draft sent back for its numbers
+        out.print(model_line(result.model, result.usage, result.repaired + result.ground_repaired,
+                             result.batch_price_factor, result.cost))
 
 
 @app.command("read")
@@ -190,7 +213,8 @@ def read_command(
             lines.extend(f"[p. {p.page}] {p.text}" for p in section.paragraphs)
     if paper.figures or paper.tables:
         lines.append(f"\n==== FIGURES AND TABLES ({len(paper.figures)} + {len(paper.tables)}) ====")
-        lines.extend(f"[p. {f.page}] {f.label}, box {', '.join(f'{v:g}' for v in f.bbox)}: {f.caption}"
+        lines.extend(f"[p. {f.page}] {f.label}, "
+                     f"{'box ' + ', '.join(f'{v:g}' for v in f.bbox) if f.located else 'not found'}: {f.caption}"
                      for f in (*paper.figures, *paper.tables))
     out.file.write("\n".join(lines) + "\n")
 

@@ -127,6 +127,7 @@ def check(
     # lazy: 369 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     import json
 
+    from papernotes.check.ratings import share_lines
     from papernotes.check.run import CheckOptions, check_corpus
 
     options = CheckOptions(formulas=not no_formulas, classifier=not no_classifier,
@@ -139,7 +140,8 @@ def check(
     if as_json:
         rows = [{"path": d.path, "line": d.line, "severity": d.severity.value, "code": d.code, "message": d.message}
                 for d in diagnostics]
-        payload = {"notes": checked.notes, "translations": checked.translations, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows}
+        payload = {"notes": checked.notes, "translations": checked.translations, "errors": errors, "warnings": len(diagnostics) - errors, "diagnostics": rows,
+                   "ratings": [{**s._asdict(), "share": round(s.share, 4)} for s in checked.ratings]}
         if grounding:
             payload["grounding"] = _grounding_summary(corpus)
         out.print_json(json.dumps(payload, ensure_ascii=False))
@@ -149,7 +151,10 @@ def check(
             out.print(f"grounding: {summary['checked_notes']} note(s) checked against their paper, "
                       f"{summary['unsupported']} of {summary['numbers']} number(s) not in the paper; "
                       f"{summary['skipped']} note(s) without a PDF skipped, {len(summary['unreadable'])} PDF(s) unreadable")
-        out.print(f"{notes_counted(*checked)} checked: {errors} error(s), {len(diagnostics) - errors} warning(s)")
+        if checked.ratings:
+            out.print("rated 4★ or more:\n  " + "\n  ".join(share_lines(checked.ratings)))
+        out.print(f"{notes_counted(checked.notes, checked.translations)} checked: {errors} error(s), "
+                  f"{len(diagnostics) - errors} warning(s)")
     if errors:
         raise typer.Exit(1)
 

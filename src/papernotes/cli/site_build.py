@@ -90,7 +90,7 @@ def run(corpus: Path, *, output: Path, strict: bool, jobs: int, no_cache: bool, 
 def _scan(corpus: Path):  # type: ignore[no-untyped-def]
     """The corpus' note files, scanned once for the check above and the build; None if unreadable."""
     # lazy: 13 ms (importtime, beside papernotes.cli.site_build): `--help` does not load the scan
-    from papernotes.corpus.load import scan_corpus
+    from papernotes.corpus.scan import scan_corpus
 
     if not corpus.is_dir():
         return None

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from functools import lru_cache
 from typing import Any
 
 from papernotes.corpus.frontmatter import FrontMatterError, key_lines, parse, split_front_matter
-from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, SECTIONS, Grounding, Note, SectionInfo
+from papernotes.corpus.model import LINK_KINDS, RATING_KEYS, Grounding, Note, SectionInfo
+from papernotes.corpus.sections import heading_text, headings, section_key
 from papernotes.corpus.translation import read_record, text_digest, translation_name
 from papernotes.errors import Diagnostic, error, warning
 from papernotes.markdown import inline_markdown, title_html
@@ -24,8 +24,8 @@ REQUIRED = ("title", "venue", "domain")
 KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary", "links", "authors", "lang",
               "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of", "figures"}
 """Keys the parser reads into ``Note`` fields."""
-WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model", "draft_digest",  # draft
-                          "meta", "mkdocs_header", "domain_label",  # import-mkdocs
+WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model", "draft_digest", "draft_date",  # draft
+                          "draft_prompt", "meta", "mkdocs_header", "domain_label", "imported_from",  # import-mkdocs
                           "review"})  # ingest pdf, new --pdf: a front matter read with doubts
 """Keys the pipeline writes and keeps for itself (in ``Note.extra``)."""
 OWN_KEY_PREFIX = "x_"
@@ -66,28 +66,6 @@ def local_links(body: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _section_lookup() -> list[tuple[str, str]]:
-    names: list[tuple[str, str]] = []
-    for key, (zh, en, others) in SECTIONS.items():
-        for name in (zh, en, *others):
-            names.append((name.casefold(), key))
-    names.sort(key=lambda item: -len(item[0]))  # longest prefix wins
-    return names
-
-
-_SECTION_NAMES = _section_lookup()
-
-
-@lru_cache(maxsize=4096)
-def section_key(heading: str) -> str:
-    """Canonical key of a ``##`` heading, accepting zh and en variants (``局限性 / 可改进方向``)."""
-    text = heading.strip().casefold()
-    for name, key in _SECTION_NAMES:
-        if text.startswith(name):
-            return key
-    return ""
-
-
 def _as_text(value: Any) -> str:
     if value is None:
         return ""
@@ -125,23 +103,7 @@ def normalise_link(kind: str, value: str) -> str:
     return ""
 
 
-_HEADING2 = re.compile(r"^## (.*)$", re.MULTILINE)
-_FENCE_BLOCK = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.MULTILINE | re.DOTALL)
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
-
-
-def headings(body: str) -> list[re.Match[str]]:
-    """The ``## `` heading lines of a body outside fenced code, in order (group 1: the heading's text).
-
-    Regex scans rather than a loop over lines: this runs on every note of a cold build.
-    """
-    fences = [m.span() for m in _FENCE_BLOCK.finditer(body)] if ("```" in body or "~~~" in body) else []
-    return [m for m in _HEADING2.finditer(body) if not fences or not any(a <= m.start() < b for a, b in fences)]
-
-
-def heading_text(match: re.Match[str]) -> str:
-    """A heading as written, without closing ``#``s."""
-    return match.group(1).strip().rstrip("#").strip()
 
 
 def _outline(body: str, body_line: int) -> tuple[tuple[SectionInfo, ...], str, str]:

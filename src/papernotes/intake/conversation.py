@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
@@ -106,6 +106,8 @@ class Usage:
     batch_prompt_tokens: int = 0
     """Tokens of batch replies (included in ``prompt_tokens``/``completion_tokens``), billed at the batch price."""
     batch_completion_tokens: int = 0
+    retry_waits: list[float] = field(default_factory=list)
+    """Seconds waited before each retry, in order: the endpoint's ``Retry-After``, else the backoff."""
 
     def hit(self, reply: Completion) -> None:
         """Count a reply served from the response cache."""

@@ -6,7 +6,8 @@ language and ``--force``; a note's paper when its PDF is beside it (``foo.md``
 ready, its canonical sections replaced (``papernotes.intake.redraft``: sections
 a person edited since the last draft are kept), and ``summary``, ``keywords``,
 ``ratings``, ``lang`` (the language the text is in), ``status: drafted``,
-``draft_digest`` and, when the paper was read, ``grounding: {checked,
+``draft_digest``, ``draft_date`` (and ``draft_model``, ``draft_prompt`` for a language model's draft)
+and, when the paper was read, ``grounding: {checked,
 unsupported, pdf_sha256}`` in its front matter; numbers the paper does not
 have are marked ``⚠`` in the text. Every note not drafted is listed with why.
 
@@ -20,16 +21,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from papernotes.config import load_config
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
-from papernotes.corpus.load import scan
+from papernotes.corpus.scan import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
+from papernotes.corpus.sections import demote_headings
 from papernotes.corpus.translation import translation_name
 from papernotes.disk import atomic_write
 from papernotes.errors import CorpusError, Diagnostic, error, warning
@@ -40,19 +42,11 @@ from papernotes.intake.engines._paper import abstract_of
 from papernotes.intake.extractive import split_sentences
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
-from papernotes.intake.prompt import json_object
-from papernotes.intake.redraft import (
-    DIGEST_KEY,
-    SECTION_KEYS,
-    decide,
-    digest,
-    heading_language,
-    language,
-    merge,
-    prose,
-    record_of,
-)
+from papernotes.intake.prompt import json_object, prompt_version
+from papernotes.intake.draft_record import DIGEST_KEY, digest, record_of
+from papernotes.intake.redraft import SECTION_KEYS, decide, heading_language, language, merge, prose
 from papernotes.registry import UnknownName
+from papernotes.testhooks import pause
 
 MAX_KEYWORDS = 10
 SKIP_TRANSLATION = "a translation (`papernotes translate` makes it from its original)"
@@ -124,6 +118,8 @@ class DraftResult:
     """``(path, why)`` of every note not drafted."""
     kept: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """``(path, keys)`` of drafted notes whose sections a person had edited, kept as they were."""
+    previews: tuple[tuple[str, str, str], ...] = ()
+    """With ``preview``: ``(path, text now, text the draft would write)`` of each note drafted; nothing written."""
 
 
 # ---------------------------------------------------------------- reading stubs
@@ -173,8 +169,7 @@ def _section_text(value: Any) -> str:
         return "\n".join(f"- {v.strip()}" for v in value if v.strip())
     if not isinstance(value, str):
         return ""
-    # a heading inside a section would end the section in the note's outline
-    return re.sub(r"^(#{1,2})(?=\s)", "###", value.strip(), flags=re.M)
+    return demote_headings(value.strip())  # a heading inside a section would end it in the note's outline
 
 
 def validate_reply(text: str, engine: str = "openai") -> tuple[Drafted | None, list[str]]:
@@ -269,8 +264,10 @@ def render_drafted(stub: Stub, drafted: Drafted, lang: str, model: str = "",
         front["summary"] = drafted.summary
     if drafted.ratings and "ratings" in written:
         front["ratings"] = dict(drafted.ratings)
-    if model:
-        front["draft_model"] = model
+    front["draft_date"] = datetime.now(timezone.utc).date().isoformat()
+    # a language model wrote it from the prompt file of the note's language; an offline redraft forgets them
+    front["draft_model"] = model or DELETE
+    front["draft_prompt"] = prompt_version("draft", lang) if model else DELETE
     body = "\n\n".join(text for _, text in parts)
     return update(stub.source, front, order=KEY_ORDER, body="\n" + body + "\n")
 
@@ -296,9 +293,13 @@ class DraftJob:
     """
 
     def __init__(self, corpus: Path, stubs: list[Stub], langs: dict[str, str], abstracts: list[str],
-                 settings: LLMSettings | None, progress: Progress | None = None, backoff_base: float = 1.0) -> None:
+                 settings: LLMSettings | None, progress: Progress | None = None, backoff_base: float = 1.0,
+                 preview: bool = False) -> None:
         self.corpus, self.stubs, self.langs, self.abstracts = corpus, stubs, langs, abstracts
         self.settings, self.progress, self.backoff_base = settings, progress, backoff_base
+        self.preview = preview
+        """Keep each finished draft in ``previews`` instead of writing it (``draft --diff``)."""
+        self.previews: list[tuple[str, str, str]] = []
         self.drafted: list[str] = []
         self.failed: list[tuple[str, str]] = []
         self.problems: list[Diagnostic] = []
@@ -343,7 +344,11 @@ class DraftJob:
             self.problems.append(error(stub.path, 0, f"draft failed, {still}: {reason}", "draft-failed"))
 
     def _done(self, stub: Stub, text: str) -> bool:
-        written = _write_if_unchanged(self.corpus, stub, text)
+        if self.preview:
+            self.previews.append((stub.path, stub.source, text))
+        written = self.preview or _write_if_unchanged(self.corpus, stub, text)
+        if written:
+            pause("draft.written")
         if not written:
             self.problems.append(warning(stub.path, 0, "changed while it was being drafted; left as it is",
                                          "draft-conflict"))
@@ -379,22 +384,46 @@ def engine_for(name: str, batch: bool = False) -> DraftEngine:
     return ENGINES.get(engine.batch)
 
 
+def chosen_notes(corpus: Path, notes: tuple[Path, ...]) -> frozenset[str]:
+    """The corpus-relative paths of the notes named (as the shell gave them); a ``CorpusError`` naming the first
+    that is not a note file inside ``corpus``."""
+    root = corpus.resolve()
+    chosen = set()
+    for note in notes:
+        path = note if note.is_absolute() else Path.cwd() / note
+        try:
+            rel = path.resolve().relative_to(root)
+        except ValueError:
+            raise CorpusError(f"{note}: not a note of {corpus}") from None
+        if path.suffix != ".md" or not path.is_file():
+            raise CorpusError(f"{note}: no such note (a .md file of {corpus})")
+        chosen.add(rel.as_posix())
+    return frozenset(chosen)
+
+
 def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: str | None = None,
           progress: Progress | None = None, backoff_base: float = 1.0, batch: bool = False,
-          force: bool = False) -> DraftResult:
+          force: bool = False, notes: tuple[Path, ...] = (), preview: bool = False) -> DraftResult:
     """Draft up to ``limit`` notes of ``corpus`` that need it (in path order) with ``engine`` (its batch mode
-    with ``batch``); ``force``: drafted notes too, edited sections included."""
+    with ``batch``); ``force``: drafted notes too, edited sections included; ``notes``: only these (paths as
+    given on the command line); ``preview``: write nothing, return what each note would become."""
     if not corpus.is_dir():
         raise CorpusError(f"{corpus}: corpus directory not found")
     chosen = engine_for(engine, batch)
+    if preview and any(e.batch == chosen.name for e in ENGINES):
+        raise CorpusError("--diff shows a redraft at once; the batch API answers within a day: leave out --batch")
     config, _ = load_config(corpus)
     stubs, abstracts, skipped = find_stubs(corpus, force)
+    if notes:
+        named = chosen_notes(corpus, notes)
+        stubs = [s for s in stubs if s.path in named]
+        skipped = [(path, why) for path, why in skipped if path in named]
     if limit is not None:
         skipped += [(s.path, f"left for a later run (--limit {limit})") for s in stubs[max(0, limit):]]
         stubs = stubs[:max(0, limit)]
     langs = {s.path: lang or asked_language(s, config.language) for s in stubs}
     settings = LLMSettings.resolve(config.llm, corpus) if chosen.uses_llm else None
-    job = DraftJob(corpus, stubs, langs, abstracts, settings, progress, backoff_base)
+    job = DraftJob(corpus, stubs, langs, abstracts, settings, progress, backoff_base, preview)
     usage = chosen.run(job) if stubs else (Usage() if chosen.uses_llm else None)
     done = set(job.drafted)
     return DraftResult(tuple(job.drafted), tuple(job.failed), job.repaired, usage,
@@ -402,4 +431,4 @@ def draft(corpus: Path, engine: str = "openai", limit: int | None = None, lang: 
                        settings.model if settings is not None else "", tuple(job.problems), job.grounded,
                        job.checked, job.unsupported, job.ground_repaired, chosen.name,
                        settings.batch_price_factor if settings is not None else 1.0, tuple(sorted(skipped)),
-                       tuple((s.path, s.keep) for s in stubs if s.keep and s.path in done))
+                       tuple((s.path, s.keep) for s in stubs if s.keep and s.path in done), tuple(job.previews))

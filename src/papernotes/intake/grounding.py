@@ -83,6 +83,8 @@ class Quantity:
     approx: bool = False
     claim: bool = True
     """False for a plain integer in prose: not checked, but a delta or factor on its line may be derived from it."""
+    column: int = 0
+    """0-based offset in the text it was read from, where ``text`` starts."""
 
     @property
     def tolerance(self) -> float:
@@ -111,6 +113,9 @@ class Finding:
     """``verbatim``, ``rounded``, ``percent``, ``unit``, ``derived``; ``""`` when the paper does not support it."""
     nearest: Quantity | None = None
     """For unsupported numbers: the paper's closest number (by ratio)."""
+    source: Quantity | None = None
+    """For supported numbers: the paper's number that supports it (its page is where it stands); ``None`` for a
+    derived one."""
 
     @property
     def supported(self) -> bool:
@@ -140,17 +145,24 @@ def _quantity(text: str, m: re.Match[str], where: int, unit: str, end: int, cont
             # a hyphen after a digit or letter is a range or a compound, not a sign
             signed = not (d.group(0).strip() in "+-−" and d.start() > 0 and before[d.start() - 1].isalnum())
         approx = bool(APPROX.search(before))
-    return Quantity(text[m.start():end].strip(), float(digits.replace(",", "")), decimals, unit, where, signed, approx)
+    return Quantity(text[m.start():end].strip(), float(digits.replace(",", "")), decimals, unit, where, signed, approx,
+                    column=m.start())
 
 
 def paper_numbers(paper: PaperText) -> list[Quantity]:
     """Every number of the paper (body and appendix, references left out), with its page."""
     out = []
     for _, paragraph in paper.paragraphs():
-        text = paragraph.text
-        for m in NUMBER.finditer(text):
-            unit, end = _unit(text, m.end())
-            out.append(_quantity(text, m, paragraph.page, unit, end, context=False))
+        out.extend(text_numbers(paragraph.text, paragraph.page))
+    return out
+
+
+def text_numbers(text: str, where: int) -> list[Quantity]:
+    """Every number of a paper's text as written, unit included (no context read: the paper's side)."""
+    out = []
+    for m in NUMBER.finditer(text):
+        unit, end = _unit(text, m.end())
+        out.append(_quantity(text, m, where, unit, end, context=False))
     return out
 
 
@@ -187,7 +199,7 @@ def note_numbers(body: str, body_line: int = 1, summary: str = "", summary_line:
     """
     out: list[Quantity] = []
     if summary and summary_line:
-        out.extend(_line_numbers(summary, summary_line, table=False))
+        out.extend(line_numbers(summary, summary_line, table=False))
     fence = ""
     display = False
     skip_section = False
@@ -216,11 +228,12 @@ def note_numbers(body: str, body_line: int = 1, summary: str = "", summary_line:
             following = lines[i + 1].strip() if i + 1 < len(lines) else ""
             if re.fullmatch(r"\|?\s*:?-{2,}[\s:|-]*\|?", following):
                 continue  # the header row
-        out.extend(_line_numbers(line, body_line + i, table))
+        out.extend(line_numbers(line, body_line + i, table))
     return out
 
 
-def _line_numbers(line: str, where: int, table: bool) -> list[Quantity]:
+def line_numbers(line: str, where: int, table: bool) -> list[Quantity]:
+    """The numbers of one line of a note (``table``: a table row), claims and plain integers (see ``note_numbers``)."""
     text = _mask(_mask(line, CITATION) if "[" in line else line, MASKS)
     out = []
     for m in NUMBER.finditer(text):
@@ -281,17 +294,22 @@ class PaperIndex:
 
 def support(q: Quantity, index: PaperIndex) -> str:
     """How the paper supports ``q`` (``""``: it does not)."""
+    return match(q, index)[0]
+
+
+def match(q: Quantity, index: PaperIndex) -> tuple[str, Quantity | None]:
+    """How the paper supports ``q`` (``""``: it does not), and the paper's number that does."""
     for dim, value, tol in q.values():
         if (hit := index.find(dim, value, tol)) is not None:
             reading, found = hit
             if dim != "count" or value != q.value or reading != found.value:
-                return "unit"
-            return "verbatim" if abs(reading - value) <= 1e-9 * max(1.0, value) else "rounded"
-    if q.value <= 100 and index.find("count", q.value / 100, q.tolerance / 100 + 1e-12) is not None:
-        return "percent"
-    if q.value <= 1 and index.find("count", q.value * 100, q.tolerance * 100) is not None:
-        return "percent"
-    return ""
+                return "unit", found
+            return ("verbatim" if abs(reading - value) <= 1e-9 * max(1.0, value) else "rounded"), found
+    if q.value <= 100 and (hit := index.find("count", q.value / 100, q.tolerance / 100 + 1e-12)) is not None:
+        return "percent", hit[1]
+    if q.value <= 1 and (hit := index.find("count", q.value * 100, q.tolerance * 100)) is not None:
+        return "percent", hit[1]
+    return "", None
 
 
 def _derived(q: Quantity, same_line: list[float], grounded: list[float]) -> bool:
@@ -312,20 +330,21 @@ def _derived(q: Quantity, same_line: list[float], grounded: list[float]) -> bool
     return False
 
 
-def ground(numbers: list[Quantity], paper: PaperText) -> list[Finding]:
-    """A finding per stated number (claims only), in note order."""
-    index = PaperIndex(paper_numbers(paper))
-    hows = [support(q, index) for q in numbers]
+def ground(numbers: list[Quantity], paper: PaperText | PaperIndex) -> list[Finding]:
+    """A finding per stated number (claims only), in note order (``paper``: the paper, or its numbers indexed)."""
+    index = paper if isinstance(paper, PaperIndex) else PaperIndex(paper_numbers(paper))
+    matched = [match(q, index) for q in numbers]
+    hows = [how for how, _ in matched]
     grounded = [q.value for q, how in zip(numbers, hows) if how and not q.signed]
     by_line: dict[int, list[float]] = {}
     for q, how in zip(numbers, hows):
         if how and not q.signed:
             by_line.setdefault(q.where, []).append(q.value)
     out = []
-    for q, how in zip(numbers, hows):
+    for q, (how, source) in zip(numbers, matched):
         if not q.claim:
             continue
         if not how and (q.signed or q.unit in FACTOR) and _derived(q, by_line.get(q.where, []), grounded):
             how = "derived"
-        out.append(Finding(q, how, None if how else index.nearest(q.value)))
+        out.append(Finding(q, how, None if how else index.nearest(q.value), source))
     return out

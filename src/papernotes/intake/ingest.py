@@ -30,7 +30,8 @@ from typing import Any
 from papernotes.config import CACHE_DIR, load_config, load_site_taxonomy
 from papernotes.corpus import frontmatter
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError
-from papernotes.corpus.load import read_note, scan
+from papernotes.corpus.load import read_note
+from papernotes.corpus.scan import scan
 from papernotes.corpus.model import LINK_KINDS
 from papernotes.disk import atomic_write
 from papernotes.errors import CorpusError, Diagnostic, error, warning

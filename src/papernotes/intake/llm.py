@@ -21,6 +21,7 @@ import os
 import random
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,20 +136,22 @@ class ResponseCache:
 
 
 class RateLimiter:
-    """Spaces request starts at least ``60 / per_minute`` seconds apart."""
+    """Spaces request starts at least ``60 / per_minute`` seconds apart (``clock`` and ``sleep``: a test's own)."""
 
-    def __init__(self, per_minute: float) -> None:
+    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.interval = 60.0 / per_minute
         self.next = 0.0
         self.lock = asyncio.Lock()
+        self.clock, self.sleep = clock, sleep
 
     async def wait(self) -> None:
         async with self.lock:
-            now = time.monotonic()
+            now = self.clock()
             delay = self.next - now
             self.next = max(now, self.next) + self.interval
         if delay > 0:
-            await asyncio.sleep(delay)
+            await self.sleep(delay)
 
 
 def retry_after(headers: Any) -> float | None:
@@ -255,6 +258,7 @@ class ChatClient:
                 return Completion(text or "", prompt, completion, cached=False)
             if attempt < self.settings.max_retries:
                 self.usage.retries += 1
+                self.usage.retry_waits.append(delay)
                 await asyncio.sleep(delay)
         self.give_ups += 1
         attempts = self.settings.max_retries + 1

@@ -26,18 +26,16 @@ body lacks go in their canonical place.
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus.model import SECTIONS
-from papernotes.corpus.parse import heading_text, headings, section_key
+from papernotes.corpus.sections import split_body
+from papernotes.intake.draft_record import digest, record_of
 from papernotes.intake.scaffold import RATING_LINES
 from papernotes.text import is_cjk
 
-DIGEST_KEY = "draft_digest"
-"""Front-matter key of the record: canonical section key -> digest of the text the last draft wrote there."""
 ZH_SHARE = 0.2
 """Share of CJK characters among letters from which text is Chinese. Measured: the 3,248 Chinese reference
 notes 0.28 at the lowest (median 0.66), English notes under 0.01, an extractive zh draft of an English
@@ -52,44 +50,9 @@ SKIP_OWN = "written by hand (set `status: stub` to draft it; sections with text 
 SKIP_EDITED = "every section has text the last draft did not write (use --force to replace it)"
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One ``##`` section of a body."""
-
-    key: str
-    """Canonical key, ``""`` for a section of the person's own."""
-    heading: str
-    text: str
-    """The whole part as written, heading line included, blank space around it removed."""
-    content: str
-    """The text after the heading, blank space around it removed."""
-
-
-def split_body(body: str) -> tuple[str, list[Part]]:
-    """The text before the first ``##`` heading, and the sections in order."""
-    found = headings(body)
-    preamble = body[:found[0].start()] if found else body
-    parts = []
-    for i, m in enumerate(found):
-        end = found[i + 1].start() if i + 1 < len(found) else len(body)
-        heading = heading_text(m)
-        parts.append(Part(section_key(heading), heading, body[m.start():end].strip(), body[m.end():end].strip()))
-    return preamble.strip(), parts
-
-
 def is_empty(content: str) -> bool:
     """Blank, or only the scaffold's placeholder lines."""
     return all(not line.strip() or line.strip() in _PLACEHOLDERS for line in content.split("\n"))
-
-
-def digest(text: str) -> str:
-    return hashlib.sha1(" ".join(text.split()).encode("utf-8")).hexdigest()[:8]
-
-
-def record_of(front: Mapping[Any, Any]) -> dict[str, str]:
-    """The ``draft_digest`` record; ``{}`` when absent or not a mapping of text."""
-    value = front.get(DIGEST_KEY)
-    return {str(k): v for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
 
 
 @dataclass(frozen=True, slots=True)

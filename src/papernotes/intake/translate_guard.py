@@ -27,9 +27,9 @@ import re
 from dataclasses import dataclass
 
 from papernotes.corpus.formulas import extract_formulas
+from papernotes.corpus.sections import code_blocks, fence_spans
 from papernotes.intake.grounding import SCALE, note_numbers
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|href=\"([^\"]+)\"|<(https?://[^>\s]+)>"
                    r"|(https?://[^\s<>()\[\]\"'`]+)")
@@ -51,28 +51,16 @@ class Kept:
 
 def _code(text: str) -> tuple[set[str], str]:
     """Fenced blocks and inline spans, and the text with the blocks blanked out (for the other scans)."""
-    found: set[str] = set()
+    found = set(code_blocks(text))
     prose: list[str] = []
-    block: list[str] = []
-    fence = ""
-    for line in text.split("\n"):
-        m = _FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
-                found.add("\n".join(block).rstrip())
-                fence, block = "", []
-            else:
-                block.append(line.rstrip())
-            prose.append("")
-        elif m:
-            fence = m.group(1)
-            prose.append("")
-        else:
-            found.update(" ".join(s.group(2).split()) for s in _SPAN.finditer(line))
-            prose.append(line)
-    if fence:
-        found.add("\n".join(block).rstrip())
-    return found, "\n".join(prose)
+    pos = 0
+    for start, end in fence_spans(text):
+        prose += [text[pos:start], "\n" * text.count("\n", start, end)]
+        pos = end
+    prose.append(text[pos:])
+    outside = "".join(prose)
+    found.update(" ".join(s.group(2).split()) for s in _SPAN.finditer(outside))
+    return found, outside
 
 
 def kept(text: str) -> Kept:

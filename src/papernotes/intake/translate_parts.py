@@ -12,14 +12,14 @@ set, every canonical section under the target language's canonical heading.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from papernotes.corpus import translation
 from papernotes.corpus.frontmatter import render
 from papernotes.corpus.model import SECTIONS
-from papernotes.corpus.parse import section_key
+from papernotes.corpus.sections import demote_headings, section_key
+from papernotes.corpus.sections import split_body as split_sections
 
 COPIED = ("id", "venue", "domain", "slug", "authors", "topics", "ratings", "links", "aliases", "abstract",
           "grounding")
@@ -27,9 +27,6 @@ COPIED = ("id", "venue", "domain", "slug", "authors", "topics", "ratings", "link
 ORDER = ("id", "title", "venue", "domain", "slug", "lang", "translation_of", "authors", "summary", "keywords",
          "topics", "ratings", "links", "aliases", "abstract", "grounding")
 
-_HEADING2 = re.compile(r"^## (.*)$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_DEMOTE = re.compile(r"^(#{1,2})(?=\s)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,51 +53,10 @@ class Translated:
     """In the original's order, canonical ones under the target language's heading."""
 
 
-def _fences(lines: list[str]) -> list[bool]:
-    """For each line: is it inside (or a delimiter of) a fenced code block?"""
-    inside: list[bool] = []
-    fence = ""
-    for line in lines:
-        m = _FENCE.match(line)
-        if fence:
-            inside.append(True)
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line[m.end():].strip():
-                fence = ""
-        elif m:
-            fence = m.group(1)
-            inside.append(True)
-        else:
-            inside.append(False)
-    return inside
-
-
-def _trim(lines: list[str]) -> str:
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    return "\n".join(lines)
-
-
 def split_body(body: str) -> tuple[str, tuple[Part, ...]]:
     """The text before the first ``##`` heading, and every ``##`` section (headings in code blocks do not count)."""
-    lines = body.split("\n")
-    starts = [i for i, (line, code) in enumerate(zip(lines, _fences(lines), strict=True))
-              if not code and _HEADING2.match(line)]
-    preamble = _trim(lines[:starts[0]] if starts else lines)
-    parts = []
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(lines)
-        heading = lines[start][3:].strip().rstrip("#").strip()
-        parts.append(Part(section_key(heading), heading, _trim(lines[start + 1:end])))
-    return preamble, tuple(parts)
-
-
-def demote_headings(text: str) -> str:
-    """``#``/``##`` headings outside code blocks become ``###``: they would end the section in the note's outline."""
-    lines = text.split("\n")
-    return "\n".join(_DEMOTE.sub("###", line) if not code else line
-                     for line, code in zip(lines, _fences(lines), strict=True))
+    preamble, sections = split_sections(body)
+    return preamble, tuple(Part(s.key, s.heading, s.content) for s in sections)
 
 
 def heading(key: str, lang: str) -> str:

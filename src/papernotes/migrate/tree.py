@@ -7,10 +7,13 @@ source and of the file written). With the manifest a re-run is three-way: a note
 still as last imported follows its source; a note edited (or deleted) in DEST
 keeps the edit while its import is unchanged; changed on both sides is a
 conflict (``force`` takes the source). Every write is atomic; ``papernotes.toml``
-is created if missing.
+is created if missing. Each note says where it came from, in ``imported_from: {site, path, repo}``
+(the MkDocs ``site_name``, the file under DOCS, the ``repo_url`` when mkdocs.yml has one); its page
+shows it.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -44,6 +47,9 @@ from papernotes.migrate.convert import (
     render_note,
 )
 from papernotes.taxonomy import SLUG, VENUE_ID
+
+ORIGIN_KEY = "imported_from"
+"""Front-matter key of where an imported note came from."""
 
 PARALLEL_THRESHOLD = 300
 WRITE_THREADS = 16
@@ -190,7 +196,25 @@ def _convert_file(docs: Path, rel: str) -> _Converted:
     links = tuple((offset + i + 1, m.group(1)) for i, line in enumerate(body.split("\n")) if "](" in line
                   for m in MD_LINK.finditer(line) if _is_note_link(m.group(1)))
     labels = tuple(label for line in header_lines(fm) if (label := label_of(line)))
+    fm[ORIGIN_KEY] = _origin(str(docs), rel)
     return _Converted(rel, digest, render_note(fm, body).encode("utf-8"), tuple(problems), links, labels)
+
+
+def _origin(docs: str, rel: str) -> dict[str, str]:
+    """``imported_from``: the MkDocs site (its ``site_name``, and ``repo_url`` when it names one) and the file."""
+    site, repo = _mkdocs_names(docs)
+    return {"site": site, "path": rel, **({"repo": repo} if repo else {})}
+
+
+@functools.lru_cache(maxsize=4)
+def _mkdocs_names(docs: str) -> tuple[str, str]:
+    """``site_name`` and ``repo_url`` (http(s) only, else ``""``) of the MkDocs config beside DOCS."""
+    try:
+        text = (Path(docs).parent / "mkdocs.yml").read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = ""
+    m = re.search(r"^repo_url:\s*['\"]?(https?://[^\s'\"<>]+?)['\"]?\s*$", text, re.MULTILINE)
+    return _default_title(Path(docs)), m.group(1) if m else ""
 
 
 def _is_note_link(target: str) -> bool:

@@ -19,14 +19,8 @@ from typing import TYPE_CHECKING
 
 from papernotes import __version__
 from papernotes.cache import BuildCache, Published
-from papernotes.corpus.load import (
-    LoadedCorpus,
-    Scan,
-    cache_path,
-    load_corpus,
-    load_paths,
-    scan_corpus,
-)
+from papernotes.corpus.load import LoadedCorpus, cache_path, load_corpus, load_paths
+from papernotes.corpus.scan import Scan, scan_corpus
 from papernotes.disk import Staging, output_path
 from papernotes.errors import CorpusError, Diagnostic
 from papernotes.layout import CONFIG_NAME, MANIFEST_NAME
@@ -167,11 +161,11 @@ class Builder:
             from papernotes.site.figures import FigureStore
 
             project = open_project(self.root)
-            # without the build cache, a folder of this builder's (as the parse records live in memory)
-            folder = self.cache_file.parent / "figures" if self.cache_file is not None else Path(
-                self._scratch.name)  # type: ignore[union-attr]
+            # without the build cache, folders of this builder's (as the parse records live in memory)
+            scratch = Path(self._scratch.name) if self._scratch is not None else None
+            folder = self.cache_file.parent / "figures" if scratch is None else scratch / "figures"
             self._project = replace(project, figures=FigureStore(project.root, folder, project.config.figures,
-                                                                 self.workers))
+                                                                 self.workers, scratch and scratch / "papers"))
         return self._project
 
     def build(self, *, strict: bool = False, edited: Collection[str] | None = None,

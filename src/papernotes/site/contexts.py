@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from papernotes.cite import Citation
 from papernotes.corpus.model import Entry, Grounding
 from papernotes.errors import Diagnostic
 from papernotes.taxonomy import Venue
@@ -82,6 +83,53 @@ class Crumb:
 
 
 @dataclass(frozen=True, slots=True)
+class PagerLink:
+    """One page of a listing split into pages (``Pager.pages``)."""
+
+    number: int
+    """1-based page number."""
+    url: str
+    """Site-relative URL: the listing's own for page 1, ``…/page/{n}/`` after it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """Where a page stands in a listing longer than ``page_size`` (``site/paging.py``)."""
+
+    number: int
+    """This page's number, from 1."""
+    pages: tuple[PagerLink, ...]
+    """Every page of the listing, in order."""
+    first: int
+    """1-based position in the whole list of the first item this page shows."""
+    last: int
+    """Position of the last item this page shows."""
+    total: int
+    """Items in the whole list."""
+
+    @property
+    def prev(self) -> PagerLink | None:
+        return self.pages[self.number - 2] if self.number > 1 else None
+
+    @property
+    def next(self) -> PagerLink | None:
+        return self.pages[self.number] if self.number < len(self.pages) else None
+
+    @property
+    def window(self) -> tuple[PagerLink | None, ...]:
+        """The page links to show: the first, the last and two either side of this one, ``None`` for a gap
+        (``1 … 5 6 [7] 8 9 … 120``), so a list of a hundred pages is a short line."""
+        last = len(self.pages)
+        keep = sorted({1, last, *range(max(1, self.number - 2), min(last, self.number + 2) + 1)})
+        shown: list[PagerLink | None] = []
+        for n in keep:
+            if shown and n > (shown[-1].number if shown[-1] else 0) + 1:
+                shown.append(None)
+            shown.append(self.pages[n - 1])
+        return tuple(shown)
+
+
+@dataclass(frozen=True, slots=True)
 class VenueDomainContext:
     """``/{VENUE}/{domain}/``: every note of one domain at one venue, the page the reference sites are built around."""
 
@@ -96,7 +144,11 @@ class VenueDomainContext:
     hot: tuple[Link, ...]
     """Most frequent topics on this page with counts (``×n``)."""
     items: tuple[PaperItem, ...]
-    """Every note, ordered by slug."""
+    """Every note, ordered by slug (this page's share of them when the list is split into pages)."""
+    pager: Pager | None = None
+    """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
+    bib: str = ""
+    """Site-relative URL of the ``.bib`` file of the whole venue × domain list: a BibTeX entry for each paper."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +190,14 @@ class DomainContext:
     hot: tuple[Link, ...]
     """Up to ten most frequent topics of the domain with counts (``×n``)."""
     sections: tuple[DomainSection, ...]
-    """One group of notes per venue, in the order of ``venues``."""
+    """One group of notes per venue, in the order of ``venues`` (this page's share of the groups when the notes
+    are split into pages; a group's ``venue.count`` stays the whole group's)."""
     trend: TrendChart | None = None
     """Notes of the domain per venue, oldest venue first, as a chart (``None`` with a single venue)."""
     feed: str = ""
     """Site-relative URL of the domain's Atom feed; empty when the site has no feeds (``base_url`` not absolute)."""
+    pager: Pager | None = None
+    """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +216,18 @@ class TopicContext:
     """The topic's name."""
     count: int
     """Number of notes with the topic."""
+    venues: tuple[Link, ...]
+    """Every venue with the topic, newest first, with its count: an in-page anchor (``#ICML2026``) to its group,
+    or the later page the group starts on (``topics/x/page/2/#ICML2026``) when the notes are split into pages."""
     sections: tuple[DomainSection, ...]
-    """Per venue: ``venue.url`` is an in-page anchor, ``venue.count`` the notes in the group."""
+    """Per venue: ``venue.url`` is an in-page anchor, ``venue.count`` the notes in the whole group (this page's
+    share of the groups when the notes are split into pages)."""
     trend: TrendChart | None = None
     """Notes with the topic per venue, oldest venue first, as a chart (``None`` with a single venue)."""
     feed: str = ""
     """Site-relative URL of the topic's Atom feed; empty when the site has no feeds."""
+    pager: Pager | None = None
+    """Where this page stands when the notes are more than ``page_size``; ``None``: one page shows them all."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +269,8 @@ class HomeContext:
     newer of its two latest editions (``site/trends.py``)."""
     feed: str = ""
     """Site-relative URL of the site's Atom feed of new notes; empty when the site has no feeds."""
+    bib: str = ""
+    """Site-relative URL of the site's ``.bib`` file: a BibTeX entry for every paper."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +299,24 @@ class FigureFile:
     """Where the build's figure cache keeps the rendered image (``CORPUS/.papernotes/figures/…``)."""
     digest: str
     """Stands for the image's bytes: the PDF's SHA-256, the figure's number and the image's size."""
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a note came from, as its front matter records it (``draft``, ``import-mkdocs``)."""
+
+    engine: str = ""
+    """Front matter ``draft_engine``: the draft engine that wrote it (``openai``, ``extractive``); ``""``: not drafted."""
+    model: str = ""
+    """Front matter ``draft_model``: the language model, when the engine used one."""
+    prompt: str = ""
+    """Front matter ``draft_prompt``: the prompt file and a digest of its text, e.g. ``draft.zh@1a2b3c4d``."""
+    date: str = ""
+    """Front matter ``draft_date``: the day of the draft, ``YYYY-MM-DD``."""
+    imported_from: str = ""
+    """Front matter ``imported_from.site`` and ``.path``: the MkDocs site and file the note was imported from."""
+    imported_url: str = ""
+    """Front matter ``imported_from.repo``: the imported site's repository (an http(s) URL), or ``""``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +365,22 @@ class NoteContext:
     figure_problems: tuple[Diagnostic, ...] = ()
     """What went wrong finding those figures (a number the paper lacks, an unreadable PDF): the build reports
     them with the page's problems; not for display."""
+    citation: Citation | None = None
+    """The paper's citation (``papernotes/cite.py``): title, ``authors``, ``year``, ``conference`` or
+    ``journal``, ``arxiv_id``, ``pdf_url``, plain text to escape; the page's ``citation_*`` meta tags."""
+    bibtex: str = ""
+    """The paper's BibTeX entry (LaTeX specials already escaped for BibTeX; HTML-escape it), the Cite box."""
+    provenance: Provenance | None = None
+    """Who or what wrote the note and when (the provenance line); ``None`` for a note written by hand."""
+    paper_url: str = ""
+    """Where the body's numbers link (``#page=N`` added): the site's copy of the paper beside the page
+    (``paper.pdf``, with ``publish_pdfs``), else arXiv's PDF; ``""``: the numbers link nowhere."""
+    places_from: str = ""
+    """The paper-cache record the numbers' places come from (the grounding's SHA-256 and the cache file's
+    stat); ``""`` when this corpus never read the paper. Not for display: a new record re-renders the page."""
+    report_url: str = ""
+    """``report_url`` of papernotes.toml filled in for this note (its path and title, URL-encoded); ``""``:
+    no "report a mistake" link."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,6 +477,14 @@ class FeedContext:
     """The newest entry's date (RFC 3339); stable across rebuilds."""
     entries: tuple[FeedEntry, ...]
     """The newest notes, newest first (by date, then URL), at most ``FEED_ENTRIES``."""
+
+
+@dataclass(frozen=True, slots=True)
+class BibContext:
+    """``/bib/….bib``: BibTeX of the papers of the whole site or of one venue × domain page."""
+
+    entries: tuple[str, ...]
+    """One BibTeX entry per paper, in the page's order, keys unique within the file (``cite.bibtex_entry``)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,10 +44,11 @@ from papernotes.site.figures import FIGURE_TEMPLATE
 from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.kinds.note import note_pages
 from papernotes.site.manifest import ManifestError, read_manifest
+from papernotes.site.paging import later_page_urls
 from papernotes.site.plan import cell_url, fingerprinted, plan_site, PlanSettings, Scope, SiteIndex
 from papernotes.site.related import cached_related, note_inputs, published_related
 from papernotes.site.resolve import listing_key, resolve
-from papernotes.site.theme import labels_for, ui_strings
+from papernotes.site.strings import labels_for, ui_strings
 
 if TYPE_CHECKING:
     from papernotes.corpus.model import Entry
@@ -296,6 +297,12 @@ def plan_scoped(project: Project, loaded: LoadedCorpus, cache: BuildCache, site:
         topics.update(index.by_topic)
     notes.update(e.note.path for e in index.entries if e.note.local_links)
     touched = changed | removed  # a note listing one of them shows its old title or URL
+    # a listing that lost notes may have had more pages: as many as it has now plus one per note edited
+    size = project.config.page_size
+    for url, count in [*((cell_url(*key), len(index.by_cell.get(key, ()))) for key in cells),
+                       *((f"domains/{slug}/", len(index.by_domain.get(slug, ()))) for slug in domains),
+                       *((f"topics/{slug}/", len(index.by_topic.get(slug, ()))) for slug in topics)]:
+        candidates.update(later_page_urls(url, count + len(touched), size))
     notes.update(path for path, near in related.rows.items() if shown.get(path) != near or touched.intersection(near))
     scope = Scope(frozenset(notes), frozenset(cells), frozenset(v for v, _ in cells), frozenset(domains),
                   frozenset(topics), site_wide=True)
@@ -445,5 +452,5 @@ def _note_pages(project: Project, cache: BuildCache, key: str, entry: Entry, row
     items = tuple(RelatedItem(r.title, r.url, r.url.partition("/")[0]) for r in related)  # type: ignore[arg-type, union-attr]
     pages = note_pages(entry, Link(prev.title, prev.url) if prev else None,  # type: ignore[arg-type]
                        Link(nxt.title, nxt.url) if nxt else None, labels, by_path, urls,  # type: ignore[arg-type]
-                       items, project.figures)
+                       items, project.figures, project.config)
     return [fingerprinted(page, project.salt) for page in pages]

@@ -13,7 +13,6 @@ and the note keeps the others.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -144,10 +143,3 @@ def listing_key(entry: Entry) -> tuple[object, ...]:
     return (note.path, note.id, entry.url, entry.order, note.lang, note.title, note.title_html, note.summary,
             note.summary_html, tuple(t.slug for t in entry.topics), note.keywords, note.authors, note.aliases,
             note.arxiv_id, str(note.extra.get("date", "")))  # related lists drop duplicates by arXiv id; feeds date
-
-
-def group_by(entries: Iterable[Entry], key) -> dict:  # type: ignore[no-untyped-def]
-    groups: dict = defaultdict(list)
-    for entry in entries:
-        groups[key(entry)].append(entry)
-    return groups

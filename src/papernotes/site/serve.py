@@ -35,7 +35,7 @@ from urllib.parse import quote, urlsplit
 
 import watchfiles
 
-from papernotes.corpus.load import SKIP_FILES, notes_beside
+from papernotes.corpus.scan import SKIP_FILES, notes_beside
 from papernotes.errors import PapernotesError
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
 from papernotes.site.build import Builder, BuildResult

@@ -18,10 +18,8 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-import tomllib
 import traceback
 from dataclasses import dataclass
-from functools import lru_cache
 from html import escape as html_escape
 from importlib import resources
 from pathlib import Path
@@ -33,11 +31,12 @@ from markupsafe import Markup
 
 from papernotes.corpus.frontmatter import split_front_matter
 from papernotes.corpus.limits import MAX_NOTE_BYTES
-from papernotes.corpus.load import read_inside
+from papernotes.corpus.scan import read_inside
 from papernotes.disk import Staging
-from papernotes.errors import BuildError, ConfigError, Diagnostic, error, text_line, toml_error_line, warning
+from papernotes.errors import BuildError, Diagnostic, text_line, warning
 from papernotes.markdown import markdown_body, rewrite_links
 from papernotes.site.contexts import (
+    BibContext,
     DomainContext,
     DomainsIndexContext,
     FeedContext,
@@ -54,6 +53,7 @@ from papernotes.site.contexts import (
     VenueContext,
     VenueDomainContext,
 )
+from papernotes.site.strings import labels_for
 from papernotes.site.structured import item_list, scholarly_article, script_json
 
 if TYPE_CHECKING:
@@ -81,6 +81,7 @@ TEMPLATE_CONTEXTS: dict[str, type] = {
     "feed.xml": FeedContext,
     "sitemap.xml": SitemapContext,
     "robots.txt": RobotsContext,
+    "papers.bib": BibContext,
 }
 
 #: Templates no page renders directly: the pages' templates extend or import them.
@@ -123,101 +124,21 @@ TEMPLATE_GLOBALS: dict[str, str] = {
 
 #: Extra variables of ``note.html``: the note's body, rendered at page time.
 NOTE_VARIABLES: dict[str, str] = {
-    "body_html": "The note's Markdown body as sanitised HTML, links to other notes already made relative.",
+    "body_html": "The note's Markdown body as sanitised HTML, links to other notes already made relative, each "
+                 "number grounding found wrapped in `a.num` (or `span.num`) whose `title` says where the paper "
+                 "states it (`site/places.py`).",
     "toc": "The body's `##` headings, each with `id` and `text`.",
     "body_lead_html": "With a teaser figure, the body's summary section when the body opens with it (shown above "
                       "the figure; `body_html` is then the rest); else empty.",
     "has_summary_section": "True when the body has its own summary section (the one-line summary is then not "
                            "repeated above it).",
+    "edited": "The canonical sections a person changed since the last draft (their keys, e.g. `summary`, "
+              "`method`), from front matter `draft_digest`; empty when none was or the note was not drafted.",
 }
 
 
 UNGROUNDED_MARK = '<mark class="ungrounded">'
 """How ``markdown.mark_ungrounded`` highlights a number its paper does not have."""
-
-
-STRINGS_NAME = "i18n.toml"
-"""The interface strings: ``papernotes/data/i18n.toml``, and a theme's own file of that name over it."""
-
-
-def ui_strings(lang: str, theme_dir: Path | None = None) -> dict[str, str]:
-    """The interface strings of ``lang``: the package's, with those a theme's ``i18n.toml`` sets instead."""
-    if theme_dir is not None:
-        path = theme_dir / STRINGS_NAME
-        try:
-            st = path.stat()
-        except OSError:
-            pass
-        else:
-            return _theme_strings(str(path), st.st_mtime_ns, st.st_size)[lang]
-    return _package_strings()[lang]
-
-
-def labels_for(lang: str, theme_dir: Path | None = None) -> SiteLabels:
-    return SiteLabels(lang, ui_strings(lang, theme_dir))
-
-
-@lru_cache(maxsize=None)
-def _package_strings() -> dict[str, dict[str, str]]:
-    return tomllib.loads((resources.files("papernotes") / "data" / STRINGS_NAME).read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=8)
-def _theme_strings(path: str, mtime_ns: int, size: int) -> dict[str, dict[str, str]]:
-    """The package's strings with a theme's file over them (read again when the file changes)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")  # as papernotes.toml: a BOM is no error
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError([error(path, 0, f"cannot read interface strings: {exc}", "config")]) from exc
-    return merge_strings(_package_strings(), text, path)
-
-
-def merge_strings(base: dict[str, dict[str, str]], text: str, path: str) -> dict[str, dict[str, str]]:
-    """``base`` with the strings of a theme's ``i18n.toml`` (``text``) over it: tables named after languages,
-    keys among ``base``'s, string values with the same ``{placeholders}``. Every problem is reported, with
-    its line."""
-    import string
-
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([error(path, toml_error_line(exc), f"invalid TOML: {exc}", "config")]) from None
-    lines = text.splitlines()
-
-    def line_of(key: str, after: int = 0) -> int:
-        pattern = re.compile(rf"^\s*(\[\s*)?[\"']?{re.escape(key)}[\"']?\s*(=|\])")
-        return next((i + 1 for i in range(after, len(lines)) if pattern.match(lines[i])), 0)
-
-    def fields(value: str) -> set[str] | None:
-        try:
-            return {name for _, name, _, _ in string.Formatter().parse(value) if name is not None}
-        except ValueError:  # a lone "{" or "}"
-            return None
-
-    problems = []
-    merged = {lang: dict(strings) for lang, strings in base.items()}
-    for lang, table in data.items():
-        where = line_of(lang)
-        if lang not in base or not isinstance(table, dict):
-            problems.append(error(path, where, f"`{lang}` is not a language table; use [{'] or ['.join(base)}]",
-                                  "config"))
-            continue
-        for key, value in table.items():
-            line = line_of(key, where)
-            if key not in base[lang]:
-                problems.append(error(path, line, f"unknown interface string `{key}` (see papernotes/data/"
-                                                  f"{STRINGS_NAME} for the keys)", "config"))
-            elif not isinstance(value, str):
-                problems.append(error(path, line, f"`{key}` must be a string", "config"))
-            elif (wanted := fields(base[lang][key])) and fields(value) != wanted:  # shown through str.format
-                names = ", ".join(f"{{{n}}}" for n in sorted(wanted))
-                problems.append(error(path, line, f"`{key}` must use {names}, as the package's does (a literal "
-                                                  "brace is written twice: {{ }})", "config"))
-            else:
-                merged[lang][key] = value
-    if problems:
-        raise ConfigError(problems)
-    return merged
 
 
 _PLAIN_URL = re.compile(r"^[A-Za-z0-9/_.~#-]*$")
@@ -279,8 +200,9 @@ class Chrome:
 
 
 def _escapes(name: str | None) -> bool:
-    """HTML and XML templates escape what they print; plain-text ones (``robots.txt``) print it as it is."""
-    return not (name or "").endswith(".txt")
+    """HTML and XML templates escape what they print; plain-text ones (``robots.txt``, ``papers.bib``, whose
+    entries ``cite.py`` escaped for BibTeX) print it as it is."""
+    return not (name or "").endswith((".txt", ".bib"))
 
 
 class Theme:
@@ -428,7 +350,8 @@ class Theme:
             problems.append(warning(note.path, 0, f"cannot re-read note body: {exc}", "io"))
             text = ""
         _, body, _ = split_front_matter(text.replace("\r\n", "\n"))
-        rendered = markdown_body(body, trusted=self.config.trust_html)
+        t = self.labels_in(page.lang or self.config.language)  # wide tables' boxes are named in the page's language
+        rendered = markdown_body(body, trusted=self.config.trust_html, table_label=lambda n: t("table_region", n=n))
         html = rendered.html
         if rendered.links:
             link_map = dict(ctx.link_map)
@@ -444,6 +367,12 @@ class Theme:
             html, broken = rewrite_links(html, resolve)
             for href in broken:
                 problems.append(warning(note.path, text_line(text, href), f"broken link: {href}", "broken-link"))
+        edited: tuple[str, ...] = ()
+        if ctx.places_from or (ctx.provenance is not None and ctx.provenance.engine):
+            # lazy: 17 ms (importtime, beside papernotes.site.theme and the build): a drafted note's page only
+            from papernotes.site.places import annotate
+
+            html, edited = annotate(ctx, body, html, self.corpus, self.labels_in(page.lang or self.config.language))
         toc = [h for h in rendered.toc if h.level == 2]
         summary_in_body = any(s.key == "summary" for s in note.sections)
         lead = ""
@@ -453,7 +382,7 @@ class Theme:
             cut = html.find("<h2", html.find("<h2") + 1)
             lead, html = (html, "") if cut < 0 else (html[:cut], html[cut:])
         return {"body_html": html, "body_lead_html": lead, "toc": toc, "has_summary_section": summary_in_body,
-                "body_has_math": rendered.has_math}, problems
+                "body_has_math": rendered.has_math, "edited": edited}, problems
 
 
 def template_loader(theme_dir: Path | None) -> jinja2.BaseLoader:

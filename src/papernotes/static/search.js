@@ -463,7 +463,10 @@
         : Promise.resolve();
       return ready.then(search).then(function () {
         // compile the ranking's loops while the reader has not typed yet (see Index.warm)
-        (window.requestIdleCallback || setTimeout)(function () { index.warm(); });
+        (window.requestIdleCallback || setTimeout)(function () {
+          index.warm();
+          document.documentElement.setAttribute("data-search", "warm");  // what a test (or a theme) can wait for
+        });
       });
     }).catch(function (err) {
       say("search_failed");

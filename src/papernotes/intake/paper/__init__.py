@@ -8,9 +8,24 @@ catch to fall back to the abstract. One module per concern: ``extract``
 from their captions, rendered; pypdfium2), ``cache``, ``read`` (the steps in
 order). Needs the ``pdf`` extra (pypdf, pypdfium2, pillow).
 """
+from typing import TYPE_CHECKING
+
 from papernotes.intake.paper.cache import cache_dir
 from papernotes.intake.paper.model import Figure, Paragraph, PaperError, PaperText, Section
-from papernotes.intake.paper.read import find_corpus, paper_path, read_paper
+
+if TYPE_CHECKING:
+    from papernotes.intake.paper.read import find_corpus, paper_path, read_paper
 
 __all__ = ["Figure", "Paragraph", "PaperError", "PaperText", "Section", "cache_dir", "find_corpus", "paper_path",
            "read_paper"]
+_READ = ("find_corpus", "paper_path", "read_paper")
+
+
+def __getattr__(name: str) -> object:
+    """The names of ``read``, imported on first use: the site loads a paper's figure record (``cache``,
+    ``model``) on a rebuild without the reading modules."""
+    if name not in _READ:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # lazy: 60 ms (importtime, beside papernotes.intake.paper.cache): layout, cleanup, sections, front, figures
+    from papernotes.intake.paper import read
+    return getattr(read, name)

@@ -21,6 +21,7 @@ from typing import Literal
 
 from papernotes.intake.paper.layout import Line
 from papernotes.intake.paper.model import Paragraph
+from papernotes.intake.paper.vocab import caption_label
 
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
 BASE64_TAIL = re.compile(r"[A-Za-z0-9+/]+={0,2}")
@@ -37,39 +38,14 @@ ACCENTS = {"´": "\u0301", "ˆ": "\u0302", "˜": "\u0303", "¨": "\u0308", "˚":
            "˘": "\u0306", "˝": "\u030b"}
 ACCENT = re.compile("([´ˆ˜¨˚ˇ˘˝]) ?([A-Za-z])")
 """A spacing accent before a letter: OT1-encoded TeX fonts draw accented letters as the two glyphs."""
-CAPTION = re.compile(r"^(?P<name>Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*(?P<num>\d{1,3})\b"
-                     r"(?P<punct>\s*[:.|]|\s*[-–—](?=\s))?\s*(?P<rest>.*)$", re.S)
-
-
-SURROGATE = re.compile("[\ud800-\udfff]")
-
 
 def clean_text(text: str) -> str:
     """``text`` without control bytes and private-use glyphs (newlines and tabs kept); one space where they stood;
-    accents drawn apart from their letter (pdflatex's ``Tom´as``) put back on it; UTF-16 halves (pdfium reads 𝛽 as
-    two) joined, a lone one (UTF-8 cannot hold it) U+FFFD."""
-    if SURROGATE.search(text):
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    accents drawn apart from their letter (pdflatex's ``Tom´as``) put back on it."""
     if JUNK.search(text):
         text = JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text)
     return ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + ACCENTS[m.group(1)]), text) \
         if ACCENT.search(text) else text
-
-
-def caption_label(text: str) -> tuple[Literal["figure", "table"], int, str] | None:
-    """(kind, number, label) when ``text`` starts like a caption (``Figure 1:``, ``Fig. 2.``, ``Table 3 Results``).
-
-    Without punctuation after the number the next word must be capitalised: ``Table 1 reports …`` is a sentence.
-    """
-    m = CAPTION.match(text)
-    if m is None:
-        return None
-    rest = m.group("rest")
-    if not m.group("punct") and not (rest[:1].isupper() or rest[:1].isdigit() or rest[:1] == "("):
-        return None
-    kind: Literal["figure", "table"] = "table" if m.group("name").lower() == "table" else "figure"
-    number = int(m.group("num"))
-    return kind, number, f"{kind.capitalize()} {number}"
 
 
 def _is_base64(run: str) -> bool:

@@ -1,55 +1,52 @@
-"""Reading stage, figures: a PDF's figures and tables, found from their captions, and their pictures.
+"""Reading stage, figures: a PDF's figures and tables, found from their captions.
 
-In: the PDF's bytes. Out: ``Figure`` records (label, page, box in PDF points
-with the origin bottom-left, caption) for figures and tables, and on request
-one of them rendered as an ``Image`` (WebP or PNG). The only module that
-imports pypdfium2 (the ``pdf`` extra).
+In: the PDF's bytes. Out: ``Figure`` records (label, page, box in PDF points with the origin bottom-left,
+caption) for figures and tables, every caption found listed (one whose picture was not found has the box
+``NOWHERE``). Rendering a found box is ``papernotes.intake.paper.picture`` (re-exported here).
 
-A caption is a line that starts a paragraph with ``Figure N``/``Fig. N``/``Table
-N``, with or without punctuation after the number (without it, the next word
-must be capitalised: ``Table 1 reports …`` is a sentence, ``Figure 1 RL
-training …`` a caption). A figure is the drawing, image and form objects next
-to its caption (above it, else below), up to the body text around it; a table
-is the text rows and rules under its caption (else above it); its rows of cells
-are read by ``papernotes.intake.paper.tables``.
+A caption is a line that starts a paragraph with a label (``papernotes.intake.paper.vocab``); side-by-side
+captions on one line are each their own, with half the line between them; a label standing alone joins the
+caption's words right of it. A figure is what the page draws next to its caption (above it, else below), with
+the text among its drawings (axis labels, sub-captions), up to the body text, another caption or a table; a
+figure of rules only, or thinner than ``MIN_SIDE``, is none. A table is the text rows and rules under its
+caption or above it: which side, the paper says (the side its unambiguous tables take, then for the others);
+its rows of cells are read by ``papernotes.intake.paper.tables``.
 """
 from __future__ import annotations
 
-import io
 import re
-import threading
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
-from papernotes.extras import require
-from papernotes.intake.paper.cleanup import CAPTION, caption_label, clean_text
-from papernotes.intake.paper.extract import sniff
-from papernotes.intake.paper.model import Figure, PaperError
+from papernotes.intake.paper.cleanup import clean_text
+from papernotes.intake.paper.graphics import Box, page_graphics
+from papernotes.intake.paper.model import Figure, well_formed
+from papernotes.intake.paper.pdfdoc import PDFIUM, open_document, pdfium
+from papernotes.intake.paper.picture import Image, encode, render_figure, render_picture
 from papernotes.intake.paper.tables import table_rows
+from papernotes.intake.paper.vocab import BARE, CAPTION, HEADING, LABEL, LABEL_WORDS, PANEL, Kind, caption_label
 
-__all__ = ["Figure", "Image", "find_figures", "render_figure"]
+__all__ = ["NOWHERE", "Figure", "Image", "encode", "find_figures", "render_figure", "render_picture"]
 
-LABEL_WORDS = ("Figure", "FIGURE", "Fig.", "FIG.", "Table", "TABLE")
-LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
-"""A caption's label anywhere in a page's text: pages without one are skipped."""
 TERMINAL = (".", ":", "?", "!", ";")
 MARGIN = 0.05
-"""Share of the page height at the top and bottom (running headers, page numbers) never taken into a figure."""
+"""Share of the page height at the top and bottom (running headers, page numbers) where no figure starts."""
 JOIN_GAP = 40.0
-"""Points between two drawing objects that still belong to one figure."""
-PDFIUM = threading.Lock()
-"""PDFium is not thread-safe (pypdfium2 says so): every use of it holds this lock. The LLM engines read
-papers in worker threads; two of them in pdfium at once crashed the process."""
-PAD = 2.0
-"""Points of white kept around a rendered figure."""
-WEBP_QUALITY = 90
-WEBP_METHOD = 0
-"""WebP's fastest method. Lossless first: plots, diagrams and tables (text and lines) come out smaller than PNG or
-lossy WebP, sharp, in PNG's time; past ``LOSSY_PAST`` bytes a pixel (a photograph) lossy quality 90 is tried too and
-the smaller kept (BENCHMARKS.md)."""
-LOSSY_PAST = 0.125
-Box = tuple[float, float, float, float]
+"""Points between two drawing objects (or labels) that still belong to one figure."""
+LABEL_REACH = 6.0
+"""Points beside a figure's drawings within which text is its own (tick labels, an axis title)."""
+TEXT_PAST = 3.0
+"""Points past the farthest drawing that a figure's text may reach (a panel title set on its frame)."""
+RULE = 2.0
+"""Points: a drawing this thin is a rule, a figure of nothing but rules is none."""
+MIN_SIDE = 12.0
+"""Points: a figure narrower or lower than this is a sliver, not a picture."""
+FULL_LINE = 0.95
+"""Share of a line of body text from which a line of words inside a table's reach is the body's."""
+NOWHERE: Box = (0.0, 0.0, 0.0, 0.0)
+"""The box of a caption whose figure or table was not found (``Figure.located`` is false)."""
 
 
 class Run:
@@ -75,32 +72,147 @@ class Run:
         return max(self.y1 - self.y0, 1.0)
 
     @property
+    def box(self) -> Box:
+        return self.x0, self.y0, self.x1, self.y1
+
+    @property
     def text(self) -> str:
         if self._text is None:
             parts = (clean_text(self.textpage.get_text_bounded(*r)) for r in self.rects)
-            self._text = " ".join(" ".join(parts).split())
+            self._text = well_formed(" ".join(" ".join(parts).split()))
         return self._text
 
 
-@dataclass(frozen=True, slots=True)
-class Image:
-    data: bytes
-    format: Literal["webp", "png"]
-    width: int
-    height: int
+@dataclass
+class _Caption:
+    index: int
+    kind: Kind
+    number: int
+    label: str
+    span: tuple[float, float]
+    text: str = ""
+    bottom: float = 0.0
+    down: Box | None = None
+    """A table's rows under the caption, if any."""
+    up: Box | None = None
+    """A table's rows over the caption, if any."""
 
 
-def open_document(path: str, data: bytes) -> Any:
-    """A ``pypdfium2.PdfDocument``; a ``PaperError`` for what cannot be opened (as ``extract_document`` says it)."""
-    pdfium = require("pypdfium2", "finding figures in PDFs")
-    sniff(path, data)
-    try:
-        return pdfium.PdfDocument(data)
-    except pdfium.PdfiumError as exc:
-        if "password" in str(exc).lower():
-            raise PaperError(path, "encrypted PDF: it needs a password; save an unprotected copy",
-                             "encrypted") from None
-        raise PaperError(path, f"cannot read PDF: {exc}", "unreadable") from None
+@dataclass
+class _Page:
+    number: int
+    page: Any
+    textpage: Any
+    frame: Box
+    runs: list[Run]
+    graphics: list[Box]
+    column: float
+    """The width of a full line of body text."""
+    justified: bool
+    """Whether the body's lines are justified (so all as wide as ``column``)."""
+    captions: list[_Caption]
+
+    def close(self) -> None:
+        self.textpage.close()
+        self.page.close()
+
+
+def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figure, ...]]:
+    """(figures, tables) of the PDF, each label once, in page order; raises ``PaperError`` like
+    ``extract_document``. A label found on several pages is the first one whose picture was found."""
+    error = pdfium().PdfiumError
+    found: list[Figure] = []
+    with PDFIUM:
+        doc = open_document(path, data)
+        pages: list[_Page] = []
+        try:
+            for index in range(len(doc)):
+                try:
+                    state = _read_page(doc[index], index + 1)
+                except error:  # pdfium on a malformed page: that page's figures are lost, not the others
+                    continue
+                if state is not None:
+                    pages.append(state)
+            below = _captions_below(pages)
+            for state in pages:
+                found += _page_figures(state, below)
+        finally:
+            for state in pages:
+                state.close()
+            doc.close()
+    chosen: dict[str, Figure] = {}
+    for figure in sorted(found, key=lambda f: (f.page, -f.bbox[3])):
+        if figure.label not in chosen or (figure.located and not chosen[figure.label].located):
+            chosen[figure.label] = figure
+    ordered = sorted(chosen.values(), key=lambda f: (f.page, f.number))
+    return tuple(f for f in ordered if f.kind == "figure"), tuple(f for f in ordered if f.kind == "table")
+
+
+def _read_page(page: Any, number: int) -> _Page | None:
+    """A page's text runs, drawings and captions, or ``None`` (page closed) when it has no caption."""
+    textpage = page.get_textpage()
+    if not LABEL.search(textpage.get_text_range()):
+        textpage.close()  # no caption here: its text boxes (most of the time taken here) are not needed
+        page.close()
+        return None
+    frame = page.get_bbox()  # user space: a page box need not start at (0, 0)
+    runs = _label_runs(textpage, _runs(textpage))
+    two = _two_columns(runs, frame)
+    graphics = _decorations_out(page_graphics(page, frame), runs, frame)
+    column, justified = _line_width(runs, frame, two)
+    state = _Page(number, page, textpage, frame, runs, graphics, column, justified, [])
+    for i, run in enumerate(runs):
+        what = caption_label(run.text) if run.labelled else None
+        if what is None:
+            continue
+        span = _span(run, two, frame)
+        if _starts_paragraph(runs, i, graphics, span):
+            state.captions.append(_Caption(i, *what, span))
+    _share_lines(state)
+    for cap in state.captions:
+        cap.text, cap.bottom = _caption(runs, cap.index, cap.span)
+        if cap.kind == "table":
+            cap.down, cap.up = _table_boxes(state, cap)
+    return state
+
+
+def _captions_below(pages: Sequence[_Page]) -> bool:
+    """Whether the paper sets table captions under their tables: the side most tables found on one side only
+    take (a CVPR paper's ``Table 3`` over ``Table 4``'s rows is taken by neither on its own)."""
+    votes = [cap.up is not None for state in pages for cap in state.captions
+             if cap.kind == "table" and (cap.up is None) != (cap.down is None)]
+    return sum(votes) > len(votes) - sum(votes)
+
+
+def _page_figures(state: _Page, below: bool) -> list[Figure]:
+    """The figures and tables whose captions are on this page (tables first: a figure never reaches into one)."""
+    out: list[Figure] = []
+    claimed: list[Box] = []
+    for cap in state.captions:
+        if cap.kind != "table":
+            continue
+        options = (cap.up, cap.down) if below else (cap.down, cap.up)
+        box = next((b for b in options if b is not None and not _taken(b, claimed)), None)
+        rows: tuple[tuple[str, ...], ...] = ()
+        if box is not None:
+            claimed.append(box)
+            rects = [r for run in state.runs if _inside(run, box) for r in run.rects]
+            rules = [g for g in state.graphics if g[3] - g[1] <= RULE and _overlaps(g[0], g[2], box[0], box[2])
+                     and box[1] - 1 <= g[1] <= box[3] + 1]
+            rows = table_rows(state.textpage, box, rects, rules)
+        out.append(_record(state, cap, box, rows))
+    for cap in state.captions:
+        if cap.kind == "figure":
+            box = _figure_box(state, cap, claimed)
+            if box is not None:
+                claimed.append(box)
+            out.append(_record(state, cap, box, ()))
+    return out
+
+
+def _record(state: _Page, cap: _Caption, box: Box | None, rows: tuple[tuple[str, ...], ...]) -> Figure:
+    bbox = NOWHERE if box is None else tuple(round(v, 1) for v in box)
+    return Figure(cap.kind, cap.label, cap.number, state.number, bbox, cap.text, rows)  # type: ignore[arg-type]
 
 
 def _runs(textpage: Any) -> list[Run]:
@@ -132,34 +244,65 @@ def _runs(textpage: Any) -> list[Run]:
     return [Run(group, textpage) for group in groups]
 
 
-def _label_runs(textpage: Any, runs: Sequence[Run]) -> list[int]:
-    """Indexes of the runs that begin with a label word (``Figure``, ``Fig.``, ``Table``), found by pdfium's search;
-    each marked ``labelled``."""
-    out: set[int] = set()
+def _label_runs(textpage: Any, runs: list[Run]) -> list[Run]:
+    """``runs`` with those that begin with a label word (found by pdfium's search) marked ``labelled``.
+
+    A label inside a run after a sentence's end and a wide gap starts a run of its own (two captions side by
+    side on one line); a label standing alone is joined with the words right of it on its line.
+    """
+    out = list(runs)
     for word in LABEL_WORDS:
         searcher = textpage.search(word, match_case=True)
         while (hit := searcher.get_next()) is not None:
             left, bottom, _, top = textpage.get_charbox(hit[0])
             middle = (bottom + top) / 2
-            out.update(k for k, run in enumerate(runs) if abs(run.x0 - left) < 1.5 and run.y0 - 1 <= middle <= run.y1 + 1)
-    for k in out:
-        runs[k].labelled = True
-    return sorted(out)
+            k = next((k for k, run in enumerate(out) if run.x0 - 1.5 <= left <= run.x1
+                      and run.y0 - 1 <= middle <= run.y1 + 1), None)
+            if k is None:
+                continue
+            run = out[k]
+            if abs(run.x0 - left) < 1.5:
+                run.labelled = True
+                continue
+            cut = next((j for j, r in enumerate(run.rects) if j and abs(r[0] - left) < 1.5), None)
+            if cut is None or run.rects[cut][0] - run.rects[cut - 1][2] < 0.4 * run.height:
+                continue
+            head, tail = Run(run.rects[:cut], textpage), Run(run.rects[cut:], textpage)
+            if head.text.endswith(TERMINAL):
+                head.labelled, tail.labelled = run.labelled, True
+                out[k:k + 1] = [head, tail]
+    k = 0
+    while k < len(out):
+        run = out[k]
+        if run.labelled and BARE.match(run.text):
+            right = [o for o in out if o is not run and 0 <= o.x0 - run.x1 < 4 * run.height
+                     and min(o.y1, run.y1) - max(o.y0, run.y0) >= 0.5 * min(o.height, run.height)]
+            if right:
+                words = min(right, key=lambda o: o.x0)
+                joined = Run(run.rects + words.rects, textpage)
+                joined.labelled = True
+                out[k] = joined
+                out.remove(words)
+        k += 1
+    return out
 
 
-def _graphics(page: Any, frame: Box) -> list[Box]:
-    """Bounds of the page's image, path and form objects (top level), page-size backgrounds left out."""
-    raw = require("pypdfium2", "finding figures in PDFs").raw
-    kinds = (raw.FPDF_PAGEOBJ_IMAGE, raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_SHADING, raw.FPDF_PAGEOBJ_FORM)
-    left, bottom, right, top = (raw.FS_FLOAT(), raw.FS_FLOAT(), raw.FS_FLOAT(), raw.FS_FLOAT())
-    out: list[Box] = []
-    for i in range(raw.FPDFPage_CountObjects(page.raw)):
-        obj = raw.FPDFPage_GetObject(page.raw, i)
-        if raw.FPDFPageObj_GetType(obj) not in kinds or not raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
-            continue
-        box = (left.value, bottom.value, right.value, top.value)
-        if (box[2] - box[0]) * (box[3] - box[1]) < 0.6 * (frame[2] - frame[0]) * (frame[3] - frame[1]):
-            out.append(box)
+def _decorations_out(graphics: list[Box], runs: Sequence[Run], frame: Box) -> list[Box]:
+    """``graphics`` without a running header's or footer's rule: a wide rule right under the page's topmost
+    text (or over its lowest) with nothing else beyond it."""
+    width, height = frame[2] - frame[0], frame[3] - frame[1]
+    out = []
+    for g in graphics:
+        if g[3] - g[1] <= RULE and g[2] - g[0] >= 0.4 * width:
+            top = g[1] > frame[3] - 0.15 * height
+            if top or g[3] < frame[1] + 0.15 * height:
+                beyond = [r for r in runs if (r.y0 >= g[3] - 0.5 if top else r.y1 <= g[1] + 0.5)]
+                clear = not any((o[1] >= g[3] if top else o[3] <= g[1]) for o in graphics if o is not g)
+                near = beyond and min((r.y0 - g[3]) if top else (g[1] - r.y1) for r in beyond) <= 1.5 * max(
+                    r.height for r in beyond)
+                if clear and near and not any(r.labelled for r in beyond):
+                    continue
+        out.append(g)
     return out
 
 
@@ -173,6 +316,21 @@ def _span(run: Run, two_columns: bool, frame: Box) -> tuple[float, float]:
     return frame[0], frame[2]
 
 
+def _share_lines(state: _Page) -> None:
+    """Captions side by side on one line split the line between them: each figure is over its own caption."""
+    runs = state.runs
+    for cap in state.captions:
+        run = runs[cap.index]
+        for other in state.captions:
+            o = runs[other.index]
+            if other is cap or min(o.y1, run.y1) - max(o.y0, run.y0) < 0.5 * min(o.height, run.height):
+                continue
+            if o.x0 >= run.x1:
+                cap.span = (cap.span[0], min(cap.span[1], (run.x1 + o.x0) / 2))
+            elif o.x1 <= run.x0:
+                cap.span = (max(cap.span[0], (o.x1 + run.x0) / 2), cap.span[1])
+
+
 def _two_columns(runs: Sequence[Run], frame: Box) -> bool:
     """Whether most long lines stay on one side of the middle of the page."""
     width = frame[2] - frame[0]
@@ -181,12 +339,30 @@ def _two_columns(runs: Sequence[Run], frame: Box) -> bool:
     return bool(long) and crossing < 0.3 * len(long)
 
 
+def _line_width(runs: Sequence[Run], frame: Box, two: bool) -> tuple[float, bool]:
+    """The width of a full line of body text and whether the lines are justified: the commonest width of the long
+    lines when at least three share it (justified lines are all as wide as their column), else the column's."""
+    column = (frame[2] - frame[0]) / (2 if two else 1)
+    widths = Counter(round(r.x1 - r.x0) for r in runs if 0.5 * column < r.x1 - r.x0 <= 1.02 * column)
+    if not widths:
+        return column, False
+    width, count = widths.most_common(1)[0]
+    return (float(width), True) if count >= 3 else (column, False)
+
+
 def _overlaps(a0: float, a1: float, b0: float, b1: float) -> bool:
     return min(a1, b1) - max(a0, b0) > 0
 
 
 def _inside(run: Run, box: Box) -> bool:
     return box[0] - 1 <= run.x0 and run.x1 <= box[2] + 1 and box[1] - 1 <= run.y0 and run.y1 <= box[3] + 1
+
+
+def _taken(box: Box, claimed: Sequence[Box]) -> bool:
+    """Whether most of ``box`` is already another figure's or table's."""
+    area = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
+    return any(max(0.0, min(box[2], c[2]) - max(box[0], c[0])) * max(0.0, min(box[3], c[3]) - max(box[1], c[1]))
+               > 0.3 * area for c in claimed)
 
 
 def _starts_paragraph(runs: Sequence[Run], i: int, graphics: Sequence[Box], span: tuple[float, float]) -> bool:
@@ -222,62 +398,110 @@ def _caption(runs: Sequence[Run], i: int, span: tuple[float, float]) -> tuple[st
     return re.sub(r"(\w)- (\w)", r"\1\2", text) if "- " in text else text, bottom
 
 
-def _is_prose(run: Run, span: tuple[float, float]) -> bool:
-    if run.x1 - run.x0 < 0.55 * (span[1] - span[0]):
+def _is_prose(run: Run, column: float, full: float) -> bool:
+    if run.x1 - run.x0 < full * column:
         return False
-    return sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha()) >= 6
+    return _words(run) >= 6
 
 
-def _figure_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: float, span: tuple[float, float],
-                frame: Box, claimed: Sequence[Box]) -> Box | None:
-    """The graphics above the caption (else below it), up to the nearest body text, caption or table."""
-    cap = runs[i]
+def _stops(run: Run, state: _Page, span: tuple[float, float], full: float = 0.55) -> bool:
+    """Body text (a line of words ``full`` of a line wide, not framed by a drawing), a section's heading or another
+    caption: where a figure or table ends. A table's header row can be as wordy as a sentence: for a table only a
+    full line of words counts (``full`` near 1)."""
+    if run.labelled and CAPTION.match(run.text) is not None or HEADING.match(run.text):
+        return True
+    column = min(span[1] - span[0], state.column)
+    return _is_prose(run, column, full if state.justified else min(full, 0.55)) and not PANEL.match(run.text) and not any(
+        _inside(run, g) for g in state.graphics)
+
+
+def _figure_box(state: _Page, cap: _Caption, claimed: Sequence[Box]) -> Box | None:
+    """The drawings next to the caption, above it, else below it."""
+    return _grow(state, cap, claimed, True) or _grow(state, cap, claimed, False)
+
+
+def _grow(state: _Page, cap: _Caption, claimed: Sequence[Box], upward: bool) -> Box | None:
+    """The drawings and their labels reachable from the caption in steps of at most ``JOIN_GAP`` points, up to
+    body text, a caption or a claimed box; ``None`` when that is no picture (rules only, or a sliver)."""
+    run, frame, span = state.runs[cap.index], state.frame, cap.span
     margin = MARGIN * (frame[3] - frame[1])
     low, high = frame[1] + margin, frame[3] - margin
-    beside = [r for r in runs if r is not cap and _overlaps(r.x0, r.x1, *span)]
-    tables = [b for b in claimed if _overlaps(b[0], b[2], *span)]
-    inside = [g for g in graphics if _overlaps(g[0], g[2] + 0.1, *span) and g[1] >= low and g[3] <= high]
-    above = sorted((r for r in beside if r.y0 >= cap.y1 - 0.5), key=lambda r: r.y0)
-    ceiling = min([next((r.y0 for r in above if _stops(r, span)), high), *(b[1] for b in tables if b[1] >= cap.y1)])
-    box = _cluster([g for g in inside if g[1] >= cap.y1 - 2 and g[3] <= ceiling + 2], cap.y1, True)
-    if box is not None:
-        return box
-    below = sorted((r for r in beside if r.y1 <= bottom + 0.5), key=lambda r: -r.y1)
-    floor = max([next((r.y1 for r in below if _stops(r, span)), low), *(b[3] for b in tables if b[3] <= bottom)])
-    return _cluster([g for g in inside if g[3] <= bottom + 2 and g[1] >= floor - 2], bottom, False)
-
-
-def _stops(run: Run, span: tuple[float, float]) -> bool:
-    """Body text or another caption: where a figure or table ends."""
-    return _is_prose(run, span) or (run.labelled and CAPTION.match(run.text) is not None)
-
-
-def _cluster(boxes: list[Box], start: float, upward: bool) -> Box | None:
-    """The boxes reachable from ``start`` in steps of at most ``JOIN_GAP`` points, as one box."""
-    boxes.sort(key=lambda b: b[1] if upward else -b[3])
-    edge, found = start, None
-    for b in boxes:
-        if (b[1] - edge if upward else edge - b[3]) > JOIN_GAP:
+    edge = run.y1 if upward else cap.bottom
+    ahead = [r for r in state.runs if _overlaps(r.x0, r.x1, *span)
+             and (r.y0 >= edge - 0.5 if upward else r.y1 <= edge + 0.5)]
+    ahead.sort(key=lambda r: r.y0 if upward else -r.y1)
+    # only text over the caption ends its figure: a wrapped figure has the body's lines beside it
+    stop = next((r for r in ahead if _overlaps(r.x0, r.x1, run.x0, run.x1) and _stops(r, state, span)), None)
+    limit = (stop.y0 if stop else high) if upward else (stop.y1 if stop else low)
+    for c in claimed:
+        if _overlaps(c[0], c[2], *span):
+            limit = min(limit, c[1]) if upward and c[1] >= edge - 0.5 else limit
+            limit = max(limit, c[3]) if not upward and c[3] <= edge + 0.5 else limit
+    ends = ((edge - 2, limit + 2) if upward else (limit - 2, edge + 2))
+    # a drawing wholly in the top or bottom margin is the page's (a logo, a page number's ornament)
+    items = [(g, True) for g in state.graphics if _overlaps(g[0], g[2] + 0.1, *span) and g[3] > low
+             and g[1] < high and ends[0] <= g[1] and g[3] <= ends[1] and not _owned(g, claimed)]
+    items += [(r.box, False) for r in ahead if ends[0] <= r.y0 and r.y1 <= ends[1] and not _owned(r.box, claimed)
+              and _label_like(r, state)]
+    items.sort(key=lambda item: item[0][1] if upward else -item[0][3])
+    reach, members = edge, []
+    for box, drawn in items:
+        if (box[1] - reach if upward else reach - box[3]) > JOIN_GAP:
             break
-        found = b if found is None else _union(found, b)
-        edge = found[3] if upward else found[1]
+        members.append((box, drawn))
+        reach = max(reach, box[3]) if upward else min(reach, box[1])
+    shapes = [b for b, drawn in members if drawn]
+    if not any(b[2] - b[0] > RULE and b[3] - b[1] > RULE for b in shapes):
+        return None
+    found = _union(shapes)
+    far = found[3] if upward else found[1]
+    labels = [b for b, drawn in members if not drawn and (b[3] <= far + TEXT_PAST if upward else b[1] >= far - TEXT_PAST)]
+    grown = True
+    while grown:  # labels beside the drawings, or beside labels already taken (an axis title by its ticks)
+        grown = False
+        for b in labels:
+            if b[0] < found[2] + LABEL_REACH and b[2] > found[0] - LABEL_REACH and not (
+                    found[0] <= b[0] and b[2] <= found[2] and found[1] <= b[1] and b[3] <= found[3]):
+                if b[1] < found[3] + LABEL_REACH and b[3] > found[1] - LABEL_REACH:
+                    found, grown = _union([found, b]), True
+    if found[2] - found[0] < MIN_SIDE or found[3] - found[1] < MIN_SIDE:
+        return None
     return found
 
 
-def _union(a: Box, b: Box) -> Box:
-    return min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+def _label_like(run: Run, state: _Page) -> bool:
+    """Whether a line can be a figure's own text: few words (a tick, a legend, an axis title), a panel's
+    sub-caption, or words framed by a drawing; a sentence beside a figure (the body wrapped around it) is not."""
+    if _words(run) < 6 or PANEL.match(run.text):
+        return True
+    return any(_inside(run, g) for g in state.graphics)
 
 
-def _table_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: float, span: tuple[float, float]
-               ) -> Box | None:
-    """The rows and rules under the caption (else above it): lines close together, up to body text or a caption."""
-    cap = runs[i]
-    rules: list[tuple[Box, Run | None]] = [(g, None) for g in graphics if g[3] - g[1] <= 2.0
+def _words(run: Run) -> int:
+    return sum(1 for w in run.text.split() if len(w) > 1 and w[0].isalpha())
+
+
+def _owned(box: Box, claimed: Sequence[Box]) -> bool:
+    """Whether the middle of ``box`` lies in a claimed box."""
+    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return any(c[0] <= x <= c[2] and c[1] <= y <= c[3] for c in claimed)
+
+
+def _union(boxes: Sequence[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+
+def _table_boxes(state: _Page, cap: _Caption) -> tuple[Box | None, Box | None]:
+    """(rows and rules under the caption, those over it): lines close together, up to body text or a caption."""
+    run, span = state.runs[cap.index], cap.span
+    rules: list[tuple[Box, Run | None]] = [(g, None) for g in state.graphics if g[3] - g[1] <= RULE
                                            and _overlaps(g[0], g[2], *span)]
-    texts: list[tuple[Box, Run | None]] = [((r.x0, r.y0, r.x1, r.y1), r) for r in runs
-                                           if r is not cap and _overlaps(r.x0, r.x1, *span)]
+    texts: list[tuple[Box, Run | None]] = [(r.box, r) for r in state.runs
+                                           if not (r.y0 >= cap.bottom - 0.5 and r.y1 <= run.y1 + 0.5)
+                                           and _overlaps(r.x0, r.x1, *span)]
+    out: list[Box | None] = []
     for downward in (True, False):
-        edge = bottom if downward else cap.y1
+        edge = cap.bottom if downward else run.y1
         side = [(b, r) for b, r in (*texts, *rules) if (b[3] <= edge + 0.5 if downward else b[1] >= edge - 0.5)]
         side.sort(key=lambda item: -item[0][3] if downward else item[0][1])
         found: Box | None = None
@@ -285,117 +509,16 @@ def _table_box(runs: Sequence[Run], graphics: Sequence[Box], i: int, bottom: flo
         rows: list[int] = []
         for b, r in side:
             gap = edge - b[3] if downward else b[1] - edge
-            if gap > 2.2 * cap.height or (r is not None and _stops(r, span)):
+            if gap > (3.0 if found is None else 2.2) * run.height or (r is not None and _stops(r, state, span, FULL_LINE)):
                 break
-            found = b if found is None else _union(found, b)
+            found = b if found is None else _union([found, b])
             ruled += [b] if r is None else []
-            rows += [round((b[1] + b[3]) / 2 / cap.height)] if r is not None else []
+            rows += [round((b[1] + b[3]) / 2 / run.height)] if r is not None else []
             edge = min(edge, b[1]) if downward else max(edge, b[3])
         if found is not None and ruled:  # a ruled table ends at its last rule; text past it is the body's
             found = ((found[0], min(b[1] for b in ruled), found[2], found[3]) if downward
                      else (found[0], found[1], found[2], max(b[3] for b in ruled)))
-        if found is not None and (ruled or len(rows) > len(set(rows)) or len(set(rows)) >= 2):
-            # rules, cells side by side or rows: not one short line at the end of a paragraph
-            return found
-    return None
-
-
-def _page_figures(page: Any, number: int, known: set[str]) -> list[Figure]:
-    """The figures and tables whose captions are on this page (labels in ``known`` already found elsewhere)."""
-    textpage = page.get_textpage()
-    if not LABEL.search(textpage.get_text_range()):
-        return []  # no caption here: its text boxes (most of the time taken here) are not needed
-    frame = page.get_bbox()  # user space: a page box need not start at (0, 0)
-    runs = _runs(textpage)
-    graphics = _graphics(page, frame)
-    two = _two_columns(runs, frame)
-    captions = []
-    for i in _label_runs(textpage, runs):
-        run = runs[i]
-        what = caption_label(run.text)
-        if what is not None and what[2] not in known and _starts_paragraph(runs, i, graphics, _span(run, two, frame)):
-            captions.append((i, what))
-    out: list[Figure] = []
-    claimed: list[Box] = []
-    for wanted in ("table", "figure"):  # tables first: a figure never reaches into one
-        for i, (kind, n, label) in captions:
-            if kind != wanted or label in known:
-                continue
-            span = _span(runs[i], two, frame)
-            text, bottom = _caption(runs, i, span)
-            box = (_table_box(runs, graphics, i, bottom, span) if kind == "table"
-                   else _figure_box(runs, graphics, i, bottom, span, frame, claimed))
-            if box is None:
-                continue
-            x0, y0, x1, y1 = (round(v, 1) for v in box)
-            claimed.append((x0, y0, x1, y1))
-            known.add(label)
-            rows = table_rows(textpage, box, [r for run in runs if _inside(run, box) for r in run.rects],
-                              [g for g in graphics if g[3] - g[1] <= 2.0 and _overlaps(g[0], g[2], box[0], box[2])
-                               and box[1] - 1 <= g[1] <= box[3] + 1]) if kind == "table" else ()
-            out.append(Figure(kind, label, n, number, (x0, y0, x1, y1), text, rows))
-    return out
-
-
-def find_figures(path: str, data: bytes) -> tuple[tuple[Figure, ...], tuple[Figure, ...]]:
-    """(figures, tables) of the PDF, each label once, in page order; raises ``PaperError`` like ``extract_document``."""
-    found: list[Figure] = []
-    known: set[str] = set()
-    with PDFIUM:
-        doc = open_document(path, data)
-        try:
-            for index in range(len(doc)):
-                try:
-                    found += _page_figures(doc[index], index + 1, known)
-                except Exception:  # pdfium on a malformed page: that page's figures are lost, not the others
-                    continue
-        finally:
-            doc.close()
-    found.sort(key=lambda f: (f.page, f.number))
-    return tuple(f for f in found if f.kind == "figure"), tuple(f for f in found if f.kind == "table")
-
-
-def render_figure(data: bytes, figure: Figure, min_width: int = 800) -> Image:
-    """The figure's box rendered at a scale giving at least ``min_width`` pixels of width."""
-    return encode(render_picture(data, figure, min_width))
-
-
-def render_picture(data: bytes, figure: Figure, min_width: int = 800) -> Any:
-    """The figure's box as a Pillow RGB picture, at least ``min_width`` pixels wide (``render_figure`` unencoded)."""
-    require("PIL", "rendering figures")
-    with PDFIUM:
-        doc = open_document("PDF", data)  # the caller knows which file; PaperError.reason says why
-        try:
-            page = doc[figure.page - 1]
-            left, bottom, right, top = page.get_bbox()
-            x0, y0 = max(figure.bbox[0] - PAD, left), max(figure.bbox[1] - PAD, bottom)
-            x1, y1 = min(figure.bbox[2] + PAD, right), min(figure.bbox[3] + PAD, top)
-            scale = (min_width + 2) / max(x1 - x0, 1.0)  # pdfium rounds the page and each crop apart: up to 1.5 px lost
-            # the box is in user space; undo the page's /Rotate so the crop (applied after rotation) is too
-            bitmap = page.render(scale=scale, crop=(x0 - left, y0 - bottom, right - x1, top - y1),
-                                 rotation=(360 - page.get_rotation()) % 360)
-            return bitmap.to_pil().convert("RGB")
-        finally:
-            doc.close()
-
-
-def encode(picture: Any, format: Literal["webp", "png"] = "webp") -> Image:
-    """A Pillow picture as an ``Image``: WebP (lossless, or lossy when that is smaller for a photograph); PNG when
-    asked or when Pillow lacks WebP."""
-    data = b""
-    if format == "webp":
-        try:
-            data = _save(picture, "WEBP", lossless=True, method=WEBP_METHOD)
-            if len(data) > LOSSY_PAST * picture.width * picture.height:
-                data = min(data, _save(picture, "WEBP", quality=WEBP_QUALITY, method=WEBP_METHOD), key=len)
-        except (KeyError, OSError):  # a Pillow built without libwebp
-            format = "png"
-    if format == "png":
-        data = _save(picture, "PNG")
-    return Image(data, format, picture.width, picture.height)
-
-
-def _save(picture: Any, format: str, **options: Any) -> bytes:
-    out = io.BytesIO()
-    picture.save(out, format, **options)
-    return out.getvalue()
+        # rows, or cells side by side under a rule: not one short line at the end of a paragraph
+        table = rows and (len(set(rows)) >= 2 or (ruled and len(rows) > len(set(rows))))
+        out.append(found if table and found is not None and found[3] - found[1] >= RULE else None)
+    return out[0], out[1]

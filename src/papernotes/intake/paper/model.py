@@ -6,6 +6,7 @@ to go through JSON unchanged (the cache stores it that way).
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,6 +14,16 @@ from typing import Any, Literal
 from papernotes.errors import PapernotesError
 
 OutlineSource = Literal["outline", "headings", "none"]
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def well_formed(text: str) -> str:
+    """``text`` with each UTF-16 surrogate pair that PDFium hands over as two code points joined into its
+    character (``\\ud835\\udefd`` → 𝛽) and a lone half replaced by U+FFFD: a lone surrogate cannot be
+    encoded, so JSON, a prompt or a page holding one fails to write."""
+    if SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 class PaperError(PapernotesError):
@@ -68,6 +79,11 @@ class Figure:
     """The whole caption, label included, cleaned."""
     rows: tuple[tuple[str, ...], ...] = ()
     """A table's rows top to bottom, cells as the page spaces them apart (verbatim); ``()`` for a figure."""
+
+    @property
+    def located(self) -> bool:
+        """Whether its picture was found: a caption whose figure or table was not has a box of zeros."""
+        return self.bbox[2] > self.bbox[0] and self.bbox[3] > self.bbox[1]
 
     def to_dict(self) -> dict[str, Any]:
         out = {"label": self.label, "page": self.page, "bbox": list(self.bbox), "caption": self.caption}

@@ -7,7 +7,9 @@ cleanup (junk lines) → sections (outline or numbered headings, references
 cut, appendix apart, paragraphs); beside them, page 1's front matter (title,
 authors, abstract, arXiv id, venue line); figures and tables from their
 captions (pypdfium2) come first, so the labels drawn inside a figure stay out
-of the text.
+of the text. ``figure_record`` is that step alone: the site finds a PDF's
+figures with it when the paper was never read, and stores them in the same
+cache, where reading the paper later finds them.
 """
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from papernotes.layout import CACHE_DIR, CONFIG_NAME
-from papernotes.intake.paper import cache
+from papernotes.intake.paper.cache import FigureRecord, load as load_cached, load_figures, save as save_cached
 from papernotes.intake.paper.cleanup import clean_lines, known_hyphenated
 from papernotes.intake.paper.extract import RawDocument, extract_document
 from papernotes.intake.paper.figures import find_figures
@@ -70,7 +72,7 @@ def _boxes(doc: RawDocument, figures: tuple[Figure, ...]) -> dict[int, list[tupl
     boxes: dict[int, list[tuple[float, float, float, float]]] = {}
     for figure in figures:
         page = doc.pages[figure.page - 1] if 0 < figure.page <= len(doc.pages) else None
-        if page is not None and page.upright:
+        if page is not None and page.upright and figure.located:
             (ox, oy), (x0, y0, x1, y1) = page.origin, figure.bbox
             boxes.setdefault(figure.page, []).append((x0 - ox - 1, y0 - oy - 1, x1 - ox + 1, y1 - oy + 1))
     return boxes
@@ -86,29 +88,38 @@ def _outside(lines: list[Line], boxes: dict[int, list[tuple[float, float, float,
 
 
 def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
-    """Read ``path``; with ``cache_folder``, reuse and store the result under the PDF's SHA-256."""
+    """Read ``path``; with ``cache_folder``, reuse and store the result under the PDF's SHA-256 (a paper whose
+    figures alone are stored, found by the site, is read with those figures)."""
     data = read_bytes(path)
     sha256 = hashlib.sha256(data).hexdigest()
-    if cache_folder is not None and (hit := cache.load(cache_folder, sha256)) is not None:
+    if cache_folder is not None and (hit := load_cached(cache_folder, sha256)) is not None:
         return hit
     doc = extract_document(str(path), data)
-    try:
-        figures, tables = find_figures(str(path), data)
-    except PaperError:  # pypdf read the text; a PDF pdfium refuses only loses its figures
-        figures, tables = (), ()
-    paper = replace(build_paper(doc, sha256, figures, path.stem), figures=figures, tables=tables)
+    found = load_figures(cache_folder, sha256) if cache_folder is not None else None
+    if found is None:
+        found = figure_record(str(path), data, sha256)
+    paper = replace(build_paper(doc, sha256, found.figures, path.stem), figures=found.figures, tables=found.tables)
     if cache_folder is not None:
         try:
-            cache.save(cache_folder, paper)
+            save_cached(cache_folder, paper, found.error)
         except OSError:  # a read-only corpus still reads; it just reads again next time
             pass
     return paper
 
 
+def figure_record(path: str, data: bytes, sha256: str) -> FigureRecord:
+    """The figures and tables of the PDF ``data`` (named ``path`` in messages), as reading it finds them."""
+    try:
+        figures, tables = find_figures(path, data)
+    except PaperError as exc:  # pypdf may read the text; a PDF pdfium refuses only loses its figures
+        return FigureRecord(sha256, (), (), exc.reason)
+    return FigureRecord(sha256, figures, tables)
+
+
 def is_cached(path: Path, cache_folder: Path) -> bool:
     """Whether reading ``path`` would be a cache hit (hashes the file; no parsing)."""
     try:
-        return cache.load(cache_folder, hashlib.sha256(path.read_bytes()).hexdigest()) is not None
+        return load_cached(cache_folder, hashlib.sha256(path.read_bytes()).hexdigest()) is not None
     except OSError:
         return False
 

@@ -50,10 +50,6 @@ def _strip_number(title: str) -> tuple[str, str]:
     return (m.group(1), m.group(2)) if m else ("", title)
 
 
-def _level(number: str) -> int:
-    return number.count(".") + 1 if number else 1
-
-
 def from_outline(lines: Sequence[Line], outline: Sequence[OutlineItem]) -> list[Heading]:
     """Outline entries found as lines, in order; an empty list when fewer than half are found."""
     found: list[Heading] = []

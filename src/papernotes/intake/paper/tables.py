@@ -2,7 +2,9 @@
 
 In: the pdfium text page, the table's box, the text rectangles inside it and
 its horizontal rules (from ``papernotes.intake.paper.figures``). Out: the rows
-top to bottom, each a tuple of cell texts as printed. pdflatex draws a row as
+top to bottom, each a tuple of cell texts as printed (a UTF-16 surrogate pair
+joined into its character, a lone half replaced: never a string that cannot
+be encoded). pdflatex draws a row as
 one text run whose cells are kerned apart, so cells are found from character
 boxes: a gap of ``CELL_GAP`` ems separates cells, one over ``WORD_GAP`` words.
 
@@ -19,6 +21,7 @@ from typing import Any
 
 from papernotes.extras import require
 from papernotes.intake.paper.cleanup import clean_text
+from papernotes.intake.paper.model import well_formed
 
 CELL_GAP = 0.8
 """Ems of white between two characters of a table row that separate cells."""
@@ -63,7 +66,14 @@ def _chars(textpage: Any, rects: Sequence[Box]) -> list[Char]:
             left = rect.left
             seen.add(i)
             size = raw.FPDFText_GetFontSize(page, i) or rect.top - rect.bottom
-            chars.append((rect.left, rect.right, middle, size, chr(code)))
+            text = chr(code)
+            if 0xD800 <= code < 0xDC00 and i + 1 < count:  # PDFium counts UTF-16 units: a pair is one character
+                low = raw.FPDFText_GetUnicode(page, i + 1)
+                if 0xDC00 <= low < 0xE000:
+                    text = chr(0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+                    seen.add(i + 1)
+                    i += 1
+            chars.append((rect.left, rect.right, middle, size, well_formed(text)))
             i += 1
     return chars
 

@@ -5,6 +5,7 @@ from collections.abc import Iterator
 
 from papernotes.site.contexts import Crumb, DomainContext, DomainSection, Link, Page
 from papernotes.site.kinds.feeds import feed_url
+from papernotes.site.paging import page_title, page_url_of, paged_groups
 from papernotes.site.plan import (
     PageKind,
     PlanSettings,
@@ -31,21 +32,25 @@ def plan_domains(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -
         per_venue: dict[str, list] = {}
         for entry in group:
             per_venue.setdefault(entry.venue.id, []).append(entry)
-        sections = tuple(
-            DomainSection(Link(venue_label(v), cell_url(v, slug), len(per_venue[v.id])),
-                          tuple(paper_item(e) for e in sorted(per_venue[v.id], key=lambda e: e.note.slug)))
-            for v in site.venues if v.id in per_venue
-        )
-        ctx = DomainContext(
-            heading=domain_label(site.domains[slug], lang),
-            count=len(group),
-            venues=tuple(s.venue for s in sections),
-            hot=hot_topics(group, lang, 10, settings.config.hot_topic_min),
-            sections=sections,
-            trend=trend_chart(group, site.venues, totals),
-            feed=feed_url("domains", slug) if feeds else "",
-        )
-        yield Page(domain_page_url(site.domains[slug]), "domain.html", site.domains[slug].name(lang), ctx, crumbs)
+        groups = [(Link(venue_label(v), cell_url(v, slug), len(per_venue[v.id])),
+                   sorted(per_venue[v.id], key=lambda e: e.note.slug)) for v in site.venues if v.id in per_venue]
+        domain = site.domains[slug]
+        heading, url = domain_label(domain, lang), domain_page_url(domain)
+        hot = hot_topics(group, lang, 10, settings.config.hot_topic_min)
+        trend = trend_chart(group, site.venues, totals)
+        for shares, pager in paged_groups(url, groups, settings.config.page_size):
+            ctx = DomainContext(
+                heading=heading,
+                count=len(group),
+                venues=tuple(venue for venue, _ in groups),
+                hot=hot,
+                sections=tuple(DomainSection(venue, tuple(paper_item(e) for e in items)) for venue, items in shares),
+                trend=trend,
+                feed=feed_url("domains", slug) if feeds else "",
+                pager=pager,
+            )
+            yield Page(page_url_of(url, pager), "domain.html", page_title(domain.name(lang), pager, settings.labels),
+                       ctx, crumbs)
 
 
 KIND = PageKind("domain", 40, plan_domains)

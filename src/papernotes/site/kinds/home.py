@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from papernotes.site.contexts import HomeContext, Link, Page, VenueCard
+from papernotes.site.kinds.bib import bib_url
 from papernotes.site.kinds.feeds import feed_url
 from papernotes.site.kinds.topics_index import topic_links
 from papernotes.site.plan import (
@@ -36,7 +37,7 @@ def plan(site: SiteIndex, settings: PlanSettings, scope: Scope | None) -> Iterat
     ctx = HomeContext(len(site.entries), len(site.venues), len(site.domains), tuple(cards),
                       topic_links(site, settings.lang)[:HOME_TOPICS],
                       series_growth(site.by_venue, site.venues, settings.lang),
-                      feed_url() if settings.config.absolute_base else "")
+                      feed_url() if settings.config.absolute_base else "", bib_url())
     yield Page("", "home.html", settings.config.title, ctx)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from papernotes import forks
-from papernotes.site.related import exact
+import papernotes.site.related.exact as exact  # the module: tests set exact.EXACT_NOTES
 from papernotes.site.related.exact import Exact
 from papernotes.site.related.model import Model, Row
 from papernotes.site.related.pruned import Pruned

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from papernotes.site.related import pruned
 from papernotes.site.related.exact import Exact
 from papernotes.site.related.model import NEIGHBOURS, Model, Row, idf_of
+import papernotes.site.related.pruned as pruned  # the module: tests set pruned.POSTINGS
 from papernotes.site.related.pruned import Pruned, cap_of
 
 Stale = tuple[list[int], dict[int, Row]]

@@ -139,12 +139,6 @@ def code_of(term: str) -> int:
     return int(_SESSION.codes.data[at]) if at is not None else _hash_code(term)
 
 
-def cjk_term(code: int) -> str:
-    """The text of a CJK code (``code >= CJK_FLAG``)."""
-    second = code & 0x1FFFFF
-    return chr(code >> 21 & 0x1FFFFF) + (chr(second) if second else "")
-
-
 def field_terms(text: str) -> list[str]:
     """Every term of a short field (title, keyword, name), in order, repeats kept.
 
