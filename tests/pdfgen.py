@@ -508,9 +508,24 @@ def _marked(pdf: FPDF, x: float, y: float, text: str, size: float, bold: bool = 
     return x - start
 
 
+def _small_caps(pdf: FPDF, x: float, y: float, line: str) -> None:
+    """``line`` in small caps as LaTeX fakes them: capitals (and digits, marks) at 17 pt, lower-case letters as
+    capitals at 13.6 pt, each run drawn where the previous one ends (no space between them)."""
+    for word in line.split(" "):
+        for big, run in re.findall(r"([^a-z]*)([a-z]*)", word):
+            for text, size in ((big, 17.0), (run.upper(), 13.6)):
+                if text:
+                    pdf.set_font("Helvetica", "", size)
+                    pdf.text(x, y, text)
+                    x += pdf.get_string_width(text)
+        pdf.set_font("Helvetica", "", 17)
+        x += pdf.get_string_width(" ")
+
+
 def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[str, ...], ...], abstract: str, *,
                affiliations: tuple[str | tuple[str, ...], ...] = (), heading: str = "Abstract", venue: str = "",
-               stamp: str = "", columns: int = 1, metadata_title: str = "", floats: bool = False) -> Path:
+               stamp: str = "", columns: int = 1, metadata_title: str = "", floats: bool = False,
+               header: str = "", footer: str = "", small_caps: bool = False) -> Path:
     """A paper's first page (and a second page of text) laid out as a conference template does.
 
     ``title`` lines in 17 pt bold; ``authors`` and ``affiliations`` lines centred, a tuple being cells spread
@@ -520,7 +535,10 @@ def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[st
     abstract in the left column and the introduction in the right one, as ICML does. The PDF metadata holds
     ``metadata_title`` only (real papers often carry none). ``floats`` (two columns) puts floats at the top of the
     columns, as LaTeX does under a full-width title: a figure over the abstract, the results table (a header row of
-    words, as an author line looks) over the introduction, reaching higher than the abstract's heading.
+    words, as an author line looks) over the introduction, reaching higher than the abstract's heading. ``header``
+    and ``footer`` are any venue line, printed at the top (a running header: AAAI's, JMLR's, the CVF watermark) or
+    the foot of page 1 (a footnote: IJCAI, TMLR); ``small_caps`` sets the title as ICLR does: each word's capital
+    at 17 pt, its other letters as capitals at 13.6 pt right after it.
     """
     pdf = FPDF(unit="pt", format="letter")
     pdf.set_auto_page_break(False)
@@ -530,12 +548,22 @@ def front_page(path: Path, title: tuple[str, ...], authors: tuple[str | tuple[st
     if venue == "ICLR":
         pdf.set_font("Helvetica", "", 9)
         pdf.text(MARGIN_X, 40, VENUE_LINES[venue])
+    if header:
+        pdf.set_font("Helvetica", "", 8)
+        pdf.text(MARGIN_X, 40, header)
+    if footer:
+        pdf.set_font("Helvetica", "", 8)
+        pdf.text(MARGIN_X, 740, footer)
     if stamp:
         pdf.set_font("Helvetica", "", 18)
         with pdf.rotation(90, 30, 560):
             pdf.text(30, 560, stamp)
     y = 96.0
     for line in title:
+        if small_caps:
+            _small_caps(pdf, MARGIN_X, y, line)
+            y += 21
+            continue
         pdf.set_font("Helvetica", "B", 17)
         pdf.text((PAGE_W - pdf.get_string_width(line.translate(WINANSI))) / 2, y, line.translate(WINANSI))
         y += 21

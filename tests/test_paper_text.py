@@ -17,7 +17,7 @@ fpdf = pytest.importorskip("fpdf")
 from papernotes.cli import app  # noqa: E402
 from papernotes.intake.paper import read_paper  # noqa: E402
 from papernotes.intake.paper.cleanup import clean_text, separate_marks  # noqa: E402
-from papernotes.intake.paper.extract import whole_unicode  # noqa: E402
+from papernotes.intake.paper.model import well_formed  # noqa: E402
 
 MATH_FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Italic.ttf")
 BETA = "\U0001d6fd"
@@ -25,10 +25,10 @@ runner = CliRunner()
 
 
 def test_surrogate_pairs_are_joined_and_lone_halves_dropped() -> None:
-    assert whole_unicode("a\ud835\udefdb") == f"a{BETA}b"
-    assert whole_unicode("a\ud835b\udc00c") == "abc"
+    assert well_formed("a\ud835\udefdb") == f"a{BETA}b"
+    assert well_formed("a\ud835b\udc00c") == "abc"
     assert clean_text("discount \ud835\udefe") == "discount \U0001d6fe"
-    assert whole_unicode("plain") == "plain"
+    assert well_formed("plain") == "plain"
 
 
 @pytest.mark.skipif(not MATH_FONT.is_file(), reason="DejaVu Serif Italic (fonts-dejavu) is not installed")
@@ -55,7 +55,7 @@ def test_a_table_cell_with_a_math_letter_reads_whole_and_writes_as_json(tmp_path
     json.dumps(paper.to_dict(), ensure_ascii=False).encode("utf-8")  # raised UnicodeEncodeError before
     result = runner.invoke(app, ["read", str(path), "--json"])
     assert result.exit_code == 0, result.output
-    assert BETA in json.loads(result.output)["tables"][0]["rows"][2][0]
+    assert BETA in json.loads(result.stdout)["tables"][0]["rows"][2][0]
 
 
 def _raised_page(path: Path) -> Path:

@@ -48,7 +48,8 @@ def corpus_with(root: Path, notes: dict[str, str], server: LLMServer | None = No
 
 def stub(title: str = "LoRA: Low-Rank Adaptation of Large Language Models", abstract: str = LORA,
          body: str = "") -> str:
-    return "---\n" + dump({"title": title, "venue": "ICLR2024", "abstract": abstract, "status": "stub"}) + "---\n" + body
+    return "---\n" + dump({"title": title, "venue": "ICLR2024", "authors": ["Edward J. Hu"], "abstract": abstract,
+                           "status": "stub"}) + "---\n" + body  # authors: check warns on a note without
 
 
 def headings(text: str) -> Counter[str]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from papernotes.phrases import PhraseIndex
 from papernotes.errors import ConfigError, Diagnostic, error, text_line, toml_error_line
+from papernotes.printed_venues import PrintedVenues, assemble, compile_patterns, read_printed
 
 VENUE_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*$")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -109,6 +110,7 @@ class Series:
     en: str = ""
     kind: str = "conference"
     """``conference``, ``journal`` or ``preprint`` (``VENUE_KINDS``)."""
+    printed: tuple[str, ...] = ()  # regexes naming the series in a printed venue line (printed_venues)
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,8 @@ class Taxonomy:
     whole_terms: tuple[str, ...] = ()
     """Terms that contain a rule phrase but mean something else (``位置编码`` holds ``编码``): a rule never
     matches inside one (``papernotes.phrases``)."""
+    printed: PrintedVenues = PrintedVenues()
+    """How papers print their venue, from the venues files' ``[printed]`` tables and series ``printed`` lists."""
 
     def venue(self, venue_id: str) -> Venue:
         """The venue record for an id; unknown series still get a name, year and date."""
@@ -272,9 +276,14 @@ _SLUG_SPACE = re.compile(r"[\s_-]+")
 
 
 def slugify(text: str, max_len: int = 80) -> str:
-    """Lower-case, keep letters/digits of any script, join words with ``_``."""
-    text = _SLUG_DROP.sub("", text.casefold())
-    return _SLUG_SPACE.sub("_", text).strip("_")[:max_len].rstrip("_")
+    """Lower-case, keep letters/digits of any script, join words with ``_``; cut at a word's end."""
+    return cut_words(_SLUG_SPACE.sub("_", _SLUG_DROP.sub("", text.casefold())).strip("_"), max_len, "_")
+
+
+def cut_words(text: str, max_len: int, sep: str) -> str:
+    """``text`` cut to ``max_len`` characters at a word's end (words joined by ``sep``); one long word is cut."""
+    head = text[:max_len + 1]
+    return text if len(text) <= max_len else head.rsplit(sep, 1)[0].rstrip(sep) if sep in head[1:] else text[:max_len]
 
 
 # ---------------------------------------------------------------- loading
@@ -290,7 +299,6 @@ def _read_toml(path: Path, label: str, problems: list[Diagnostic]) -> dict[str, 
     except tomllib.TOMLDecodeError as exc:
         problems.append(error(str(path), toml_error_line(exc), f"invalid TOML in {label}: {exc}", "taxonomy"))
         return {}
-
 
 
 def _entries(data: dict[str, Any], key: str, path: Path, problems: list[Diagnostic]) -> list[dict[str, Any]]:
@@ -334,6 +342,7 @@ class _Loader:
         self.synonyms: list[tuple[str, ...]] = []
         self.whole_terms: list[str] = []
         self.domain_where: dict[str, tuple[str, int]] = {}
+        self.printed: dict[str, tuple[re.Pattern[str], ...]] = {}
         self.digest = hashlib.sha256()
 
     def _load(self, path: Path, label: str) -> tuple[dict[str, Any], str]:
@@ -371,7 +380,11 @@ class _Loader:
                 zh=_str_field(entry, "zh", where, self.problems, False, old.zh if old else ""),
                 en=_str_field(entry, "en", where, self.problems, False, old.en if old else ""),
                 kind=kind,
+                printed=tuple(p.pattern for p in compile_patterns(entry["printed"], where, "printed", self.problems))
+                if "printed" in entry else old.printed if old else (),
             )
+        for what, patterns in read_printed(data, path, text, self.problems).items():
+            self.printed[what] = self.printed.get(what, ()) + patterns  # a site's patterns add to the shipped ones
         for entry in _entries(data, "venue", path, self.problems):
             vid, date = entry.get("id"), entry.get("date")
             where = (str(path), text_line(text, f'"{vid}"'))
@@ -458,8 +471,10 @@ class _Loader:
         for topic in self.topics.values():
             for name in (topic.en, topic.zh, topic.slug):
                 names[name.casefold()] = topic.slug
+        printed = assemble(self.printed, ((s.id, s.printed) for s in self.series.values()))
         return Taxonomy(self.series, self.venue_dates, self.domains, self.topics,
-                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), tuple(self.whole_terms))
+                        self.digest.hexdigest()[:16], names, tuple(self.synonyms), tuple(self.whole_terms),
+                        printed)
 
 
 def shipped_file(name: str) -> Path:

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from papernotes import extras
 from papernotes.cache import BuildCache
+from papernotes.check.front_matter import front_matter_problems
 from papernotes.check.ratings import RatingShare, rating_problems, rating_shares
 from papernotes.check.site import site_problems
 from papernotes.check.translations import translation_problems
@@ -237,6 +238,7 @@ def check_corpus(root: Path, options: CheckOptions = CheckOptions()) -> tuple[li
         diagnostics.extend(section_problems(note))
     diagnostics.extend(duplicate_problems([n for n in notes if n.translation_of is None]))
     diagnostics.extend(translation_problems(notes, parse_problems))
+    diagnostics.extend(front_matter_problems(notes))
     diagnostics.extend(link_problems(root, entries))
     diagnostics.extend(topic_problems(entries))
     shares = tuple(rating_shares(notes))

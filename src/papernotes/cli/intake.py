@@ -194,6 +194,8 @@ def read_command(
         raise typer.Exit(1) from None
     except PapernotesError as exc:
         raise fail(exc) from None
+    if paper.doubts:  # what the first page did not give plainly (a title from the metadata, no author names)
+        err.print(f"{escape(str(pdf))}: warning: {escape('; '.join(paper.doubts))}", soft_wrap=True, highlight=False)
     if as_json:
         out.print_json(json.dumps(paper.to_dict(), ensure_ascii=False))
         return

@@ -200,7 +200,7 @@ def new(
 ) -> None:
     """Scaffold a note (front matter and every canonical section) at CORPUS/VENUE/DOMAIN/SLUG.md.
 
-    The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong, or when the --pdf cannot be read (exit status 2).
+    The venue and domain must be in the taxonomy (a typo gets the closest names); nothing is written when an input is wrong (exit status 2), or when the --pdf cannot be read (exit status 1).
     """
     # lazy: 269 ms (importtime, beside papernotes.cli.site): `--help` does not load it
     from papernotes.config import load_config, load_site_taxonomy
@@ -222,10 +222,12 @@ def new(
         for problem in exc.problems:
             error(problem)
         raise typer.Exit(exc.exit_code) from None
-    except PaperError as exc:
+    except PaperError as exc:  # a PDF that cannot be read: one error naming it, exit status 1
         sys.stderr.write(f"{exc.path}: error: {exc.reason}\n")
-        raise typer.Exit(ScaffoldError.exit_code) from None
+        raise typer.Exit(exc.exit_code) from None
     except PapernotesError as exc:
         raise fail(exc) from None
+    if spec.review:
+        sys.stderr.write(f"{pdf}: warning: {spec.review}; the note is marked for review\n")
     pdf_note = f" and {path.with_suffix('.pdf')}" if pdf is not None else ""
     out.print(f"created {path}{pdf_note}")

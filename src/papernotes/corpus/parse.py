@@ -25,7 +25,8 @@ KNOWN_KEYS = {"id", "title", "venue", "domain", "topics", "keywords", "summary",
               "ratings", "aliases", "abstract", "status", "slug", "grounding", "translation_of", "figures"}
 """Keys the parser reads into ``Note`` fields."""
 WRITTEN_KEYS = frozenset({"draft_engine", "draft_error", "draft_model", "draft_digest", "draft_date",  # draft
-                          "draft_prompt", "meta", "mkdocs_header", "domain_label", "imported_from"})  # import-mkdocs
+                          "draft_prompt", "meta", "mkdocs_header", "domain_label", "imported_from",  # import-mkdocs
+                          "review"})  # ingest pdf, new --pdf: a front matter read with doubts
 """Keys the pipeline writes and keeps for itself (in ``Note.extra``)."""
 OWN_KEY_PREFIX = "x_"
 """Keys of a corpus's own that start with this (``x_reviewer: …``) are kept without a word; any other unknown

@@ -38,7 +38,8 @@ from papernotes.errors import CorpusError, Diagnostic, error, warning
 from papernotes.intake.paper.cache import cache_dir
 from papernotes.intake.sources import SOURCES, Paper, SourceRequest, load_source
 from papernotes.intake.venues import normalise_venue, resolve_venue
-from papernotes.taxonomy import Taxonomy, slugify
+from papernotes.intake.plausible import title_problem
+from papernotes.taxonomy import Taxonomy, cut_words, slugify
 
 MANIFEST = "ingest-manifest.json"
 MANIFEST_EVERY = 100
@@ -91,6 +92,8 @@ def stub_front(paper: Paper, note_id: str) -> dict[str, Any]:
     if paper.abstract:
         front["abstract"] = paper.abstract
     front["status"] = "stub"
+    if paper.review:  # `check` lists the note until a person has looked at it and removed the key
+        front["review"] = paper.review
     return front
 
 
@@ -208,13 +211,15 @@ class CorpusState:
 
     def new_path(self, paper: Paper) -> tuple[str, str]:
         """``(relative path, note id)`` for a new stub; slugs are unique per venue, ids per corpus."""
-        base = slugify(paper.title) or (paper.arxiv.replace(".", "_") if paper.arxiv else "paper")
+        # a file name from a plausible title only (a PDF's title may be the fallback its reader warned of)
+        plausible = paper.title if title_problem(paper.title) is None else ""
+        base = slugify(plausible) or (paper.arxiv.replace(".", "_") if paper.arxiv else "paper")
         slug, n = base, 1
         while (paper.venue, slug) in self.slugs:
             n += 1
             slug = f"{base}_{n}"
         self.slugs.add((paper.venue, slug))
-        stem = slug.replace("_", "-")[:60].rstrip("-")
+        stem = cut_words(slug.replace("_", "-"), 60, "-")
         note_id, n = f"{paper.venue.lower()}-{stem}", 1
         while note_id in self.ids:
             n += 1

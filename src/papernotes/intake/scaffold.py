@@ -53,6 +53,8 @@ class NewNote:
     abstract: str = ""
     pdf: Path | None = None
     """The paper's PDF, copied beside the note."""
+    review: str = ""
+    """Why a person should look at the note (what its PDF did not give plainly); written as ``review:``."""
 
 
 def note_text(spec: NewNote, note_id: str) -> str:
@@ -66,6 +68,8 @@ def note_text(spec: NewNote, note_id: str) -> str:
     if spec.abstract:
         rest["abstract"] = spec.abstract
     rest["lang"] = spec.lang
+    if spec.review:  # `check` lists the note until a person has looked at it and removed the key
+        rest["review"] = spec.review
     head += dump(rest)
     parts = [f"---\n{head}---\n"]
     for key, (zh, en, _) in SECTIONS.items():
@@ -120,7 +124,9 @@ def from_pdf(corpus: Path, spec: NewNote, pdf: Path, taxonomy: Taxonomy) -> NewN
     """``spec`` with what it leaves empty (title, venue, arXiv id, authors, abstract) read from the PDF's first page.
 
     Raises ``PaperError`` when the PDF cannot be read, ``ScaffoldError`` when it gives no title or venue, or
-    when the corpus has the paper already (the same arXiv id or title, as ``ingest`` tells duplicates).
+    when the corpus has the paper already (the same arXiv id or title, as ``ingest`` tells duplicates). What the
+    page did not give plainly (its title from the metadata, no author names), unless the options give it, is the
+    result's ``review``.
     """
     paper = read_paper(pdf, cache_dir(corpus) if corpus.is_dir() else None)
     title, arxiv = spec.title or paper.title, spec.arxiv or paper.arxiv
@@ -128,6 +134,8 @@ def from_pdf(corpus: Path, spec: NewNote, pdf: Path, taxonomy: Taxonomy) -> NewN
         raise ScaffoldError(f"{pdf}: the paper of {found.path} (the same arXiv id or title); "
                             "`papernotes ingest pdf` files its PDF beside that note")
     venue = spec.venue or (resolve_venue((paper.venue_text,), None, taxonomy) if paper.venue_text else "")
+    authors = spec.authors or paper.authors
+    doubts = [d for d in paper.doubts if not (spec.title and "title" in d or authors and "author" in d)]
     problems = []
     if not title:
         problems.append(f"{pdf}: no title on its first page; pass --title")
@@ -136,5 +144,5 @@ def from_pdf(corpus: Path, spec: NewNote, pdf: Path, taxonomy: Taxonomy) -> NewN
         problems.append(f"{pdf}: no venue printed on its first page{says}; pass --venue")
     if problems:
         raise ScaffoldError(*problems)
-    return replace(spec, title=title, venue=venue, arxiv=arxiv, authors=spec.authors or paper.authors,
-                   abstract=spec.abstract or paper.abstract, pdf=pdf)
+    return replace(spec, title=title, venue=venue, arxiv=arxiv, authors=authors,
+                   abstract=spec.abstract or paper.abstract, pdf=pdf, review="; ".join(doubts))

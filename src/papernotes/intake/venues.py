@@ -5,7 +5,11 @@ BibTeX ``booktitle`` such as "Advances in Neural Information Processing Systems
 36", a CSV cell "ICML 2024") plus a year, and the site taxonomy whose series
 give the canonical spelling. Output: a venue id, or ``""`` when the text does
 not name a known series with a year; the user then passes ``--venue``.
-Workshop venues are never mapped to their main conference.
+Workshop venues are never mapped to their main conference. How papers print
+their venue ("Proceedings of the 33rd International Conference on Machine
+Learning", "(AAAI-18)", "Findings of the Association for Computational
+Linguistics: EMNLP 2021") is data: the venue taxonomy's ``printed`` patterns
+(``papernotes.printed_venues``), which a site's venues file extends.
 """
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ _ORDINAL = re.compile(
 #: Words that vary between spellings of one venue name ("Proceedings of the 40th International ...").
 _GENERIC = frozenset("""a an and the of on in for to at proceedings conference international annual meeting
     ieee cvf acm advances joint volume long short papers main track""".split())
-#: Former names still common in BibTeX files.
+#: Former names still common in BibTeX files (the printed patterns say the same of PDFs).
 _ALIASES = {"nips": "NeurIPS", "neurips": "NeurIPS"}
 
 
@@ -58,12 +62,16 @@ def resolve_venue(hints: tuple[str, ...], year: int | None, taxonomy: Taxonomy) 
     """The first hint that names a series (by id or full name) with a year, as ``SeriesYEAR``."""
     for hint in hints:
         hint = hint.strip()
-        if not hint or "workshop" in hint.casefold():
+        if not hint or "workshop" in hint.casefold() or taxonomy.printed.not_a_main_venue(hint):
             continue
         if m := re.fullmatch(r"([A-Za-z][A-Za-z-]*?)[-_]?((?:19|20)\d{2})", hint):
             return f"{_series_id(m.group(1), taxonomy)}{m.group(2)}"
         if "/" in hint and (found := _from_path(hint, taxonomy)):
             return found
+        if (printed := taxonomy.printed.series_in(hint)) is not None:
+            if (printed[1] or year) is not None:
+                return f"{printed[0]}{printed[1] or year}"
+            continue
         m = _YEAR.search(hint)
         hint_year = int(m.group(1)) if m else year
         if hint_year is None:

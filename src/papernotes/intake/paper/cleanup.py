@@ -18,9 +18,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from statistics import median
-from typing import Literal
 
-from papernotes.intake.paper.extract import whole_unicode
+from papernotes.intake.paper.model import well_formed
 from papernotes.intake.paper.layout import Line
 from papernotes.intake.paper.model import Paragraph
 from papernotes.intake.paper.vocab import caption_label
@@ -48,9 +47,9 @@ LEADING_MARK = re.compile(rf"(?<![\w{SUPERSCRIPTS}{FOOTNOTE_SYMBOLS}])([{SUPERSC
 
 def clean_text(text: str) -> str:
     """``text`` without control bytes, private-use glyphs and lone surrogates (newlines and tabs kept; one space
-    where they stood; surrogate pairs joined, see ``extract.whole_unicode``); accents drawn apart from their letter
+    where they stood; surrogate pairs joined, see ``model.well_formed``); accents drawn apart from their letter
     (pdflatex's ``Tom´as``) put back on it."""
-    text = whole_unicode(text)
+    text = well_formed(text)
     if JUNK.search(text):
         text = JUNK.sub(lambda m: m.group(1) or m.group(2) or " ", text)
     return ACCENT.sub(lambda m: unicodedata.normalize("NFC", m.group(2) + ACCENTS[m.group(1)]), text) \

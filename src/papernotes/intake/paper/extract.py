@@ -8,7 +8,7 @@ visitor, and a run whose cells are kerned a column apart is split at the kerns
 (``papernotes.intake.paper.kerns``, fed by pypdf's operator hook); everything
 after this module is pure Python on these records.
 
-No lone UTF-16 surrogate leaves this module (``whole_unicode``): a font's
+No lone UTF-16 surrogate leaves this module (``model.well_formed``): a font's
 ToUnicode map, or a text layer read one UTF-16 unit at a time (pdfium's
 characters), may give a mathematical letter (𝛽, U+1D6FD) as its two halves;
 they are joined into the one character, and a half without its other half is
@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.extras import require
+from papernotes.intake.paper.forms import FormSpace
 from papernotes.intake.paper.kerns import KernSplitter
-from papernotes.intake.paper.model import PaperError
+from papernotes.intake.paper.model import PaperError, well_formed
 
 HEAD_BYTES = 1024
 """The ``%PDF-`` header may follow some junk, within the first kilobyte (PDF 1.7, 7.5.2)."""
 TAIL_BYTES = 2048
 AVG_EM = {"courier": 0.6, "times": 0.45, "helvetica": 0.52, "arial": 0.52}
 BOLD_MARKS = ("bold", "cmbx", "medi", "black", "heavy", "semibold", "-bd", "demi")
-SURROGATE = re.compile("[\ud800-\udfff]")
 SUPERSCRIPT = str.maketrans("0123456789+-−=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾")
 SUPERSCRIPTABLE = re.compile(r"[\d+\-−=(),]*\d[\d+\-−=(),]*")
 """A raised run written in superscripts: digits and signs (``20``, ``−9``, ``1,2``); letters stay as they are."""
@@ -47,13 +47,6 @@ RAISE = (0.15, 0.75)
 """A superscript's baseline is this many of its neighbour's ems above the neighbour's."""
 SMALLER = 0.85
 """And its type at most this share of the neighbour's."""
-
-
-def whole_unicode(text: str) -> str:
-    """``text`` with each UTF-16 surrogate pair joined into its character and lone surrogates dropped."""
-    if SURROGATE.search(text) is None:
-        return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,11 +194,20 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
     except (KeyError, TypeError):
         resources = None
     kerns = KernSplitter(resources, fonts.code_width)
+    try:
+        forms = FormSpace(page["/Resources"]["/XObject"])
+    except (KeyError, TypeError):
+        forms = FormSpace(None)
+
+    def before(op: bytes, operands: Any, cm: Any, tm: Any) -> None:
+        forms.before(op, operands, cm)
+        kerns.before(op, operands, forms.to_page(cm), tm)
 
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
         if not text or text.isspace():
             return
-        text = whole_unicode(text)
+        text = well_formed(text)
+        cm = forms.to_page(cm)  # a form's text (a figure drawn from a PDF) where the page shows it
         a = tm[0] * cm[0] + tm[1] * cm[2]
         b = tm[0] * cm[1] + tm[1] * cm[3]
         c = tm[2] * cm[0] + tm[3] * cm[2]
@@ -228,7 +230,8 @@ def page_fragments(page: Any, number: int, fonts: _FontWidths) -> RawPage:
                         _direction(a, b), bold))
 
     try:
-        page.extract_text(visitor_text=visit, visitor_operand_before=kerns.before)
+        page.extract_text(visitor_text=visit, visitor_operand_before=before,
+                          visitor_operand_after=lambda op, *_: forms.after(op))
     except Exception:  # one broken page must not lose the paper; it counts as a page without text
         raw = []
     box = page.mediabox
@@ -305,7 +308,7 @@ def _outline(reader: Any) -> Iterator[OutlineItem]:
                 continue
             try:
                 page = reader.get_destination_page_number(item)
-                title = whole_unicode(str(item.title or "")).strip()
+                title = well_formed(str(item.title or "")).strip()
             except Exception:  # dangling destinations are common; the entry is skipped
                 continue
             if title and page is not None and page >= 0:
@@ -329,7 +332,7 @@ def extract_document(path: str, data: bytes) -> RawDocument:
     except Exception:
         outline = ()
     try:
-        title = whole_unicode(str((reader.metadata or {}).get("/Title") or "")).strip()
+        title = well_formed(str((reader.metadata or {}).get("/Title") or "")).strip()
     except Exception:
         title = ""
     return RawDocument(pages, outline, " ".join(title.split()))
@@ -339,11 +342,11 @@ def first_page_text(path: str, data: bytes) -> tuple[str, str]:
     """(metadata title, plain text of page 1, margin stamps included): for filing PDFs by id or title."""
     reader = open_pdf(path, data)
     try:
-        title = whole_unicode(str((reader.metadata or {}).get("/Title") or "")).strip()
+        title = well_formed(str((reader.metadata or {}).get("/Title") or "")).strip()
     except Exception:
         title = ""
     try:
-        text = whole_unicode(reader.pages[0].extract_text()) if len(reader.pages) else ""
+        text = well_formed(reader.pages[0].extract_text()) if len(reader.pages) else ""
     except Exception:
         text = ""
     return title, text

@@ -1,38 +1,49 @@
 """Reading stage, front matter: the paper's own first page gives its title, authors, abstract, arXiv id and venue.
 
 In: a ``RawDocument`` (the first page with text: its fragments, and page 1's
-margin stamps). Out: a ``Front`` record whose fields are empty where the page
-prints nothing. Pure; the PDF metadata is not consulted (real papers often
-carry no title or author there).
+margin stamps) and the venue lines' patterns (``papernotes.printed_venues``,
+the shipped venue taxonomy's by default). Out: a ``Front`` record whose fields
+are empty where the page prints nothing, with ``doubts`` saying what was not
+plausible. Pure; the PDF metadata is not consulted here (``read.build_paper``
+falls back to it). Small capitals are read back as words first
+(``smallcaps``).
 
-- **title**: the largest type on the page, its lines joined; an ALL-CAPS title
+- **title**: the largest type on the page above the "Abstract" heading (or in
+  its upper part) whose text is a plausible title (``intake.plausible``: not
+  math, a caption, a sentence, 40+ words), its lines joined; an ALL-CAPS title
   is set in title case, keeping the spelling a word has elsewhere on the page
   (``LoRA``, ``GPT``) and capitals for words without vowels or with digits.
-- **authors**: the name lines between the title and the abstract. Affiliation,
-  e-mail and "equal contribution" lines are skipped; superscripts, digits,
-  footnote marks (``* † ‡``), commas and "and" separate the names.
+- **authors**: the name lines between the title and the abstract, read across
+  the page's width (author blocks side by side are one row). Affiliation and
+  "equal contribution" lines are skipped, an e-mail beside a name dropped;
+  superscripts, digits, footnote marks (``* † ‡``), commas, "and" and gaps of
+  an em separate the names; a name that is not plausible is left out.
 - **abstract**: after an "Abstract" heading (or an inline ``Abstract—``), else
   the first paragraph of prose after the authors; it ends at the first section
   heading ("1 Introduction"), keywords line, caption or change of type size.
 - **arxiv**: from the margin stamp ``arXiv:2602.06107v1 [cs.LG] 5 Feb 2026``
   (drawn rotated) or a line that starts with one; without its version.
 - **venue_text**: the line that says where the paper appeared ("Published as a
-  conference paper at ICLR 2026", "39th Conference on Neural Information
-  Processing Systems (NeurIPS 2025)", "Proceedings of the 43rd International
-  Conference on Machine Learning, …, 2026") with the lines it runs on to; never
-  an "under review", "submitted" or "preprint" line. Turning it into a venue id
-  is ``papernotes.intake.venues.resolve_venue``'s job.
+  conference paper at ICLR 2026", "Proceedings of the 43rd International
+  Conference on Machine Learning, …, 2026"; a line matching the taxonomy's
+  ``printed.lines``, or in the page's header or footer a series' own pattern,
+  "(AAAI-18)") with the lines it runs on to; never a ``not_venue`` line ("Under
+  review", "Preprint"). Turning it into a venue id is
+  ``papernotes.intake.venues.resolve_venue``'s job.
 """
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from statistics import median
 
 from papernotes.intake.paper.cleanup import LIGATURES, clean_text, known_hyphenated, paragraphs
 from papernotes.intake.paper.extract import RawDocument, RawPage
 from papernotes.intake.paper.layout import Line, reading_order, rows
+from papernotes.intake.paper.smallcaps import read_small_caps
+from papernotes.intake.plausible import AFFILIATION, EMAIL, name_problem, title_problem
+from papernotes.printed_venues import PrintedVenues, shipped
 from papernotes.text import CJK_ANY
 
 ARXIV_STAMP = re.compile(r"arXiv:\s*(\d{4}\.\d{4,5})(?:v\d+)?", re.I)
@@ -40,21 +51,18 @@ ABSTRACT_HEAD = re.compile(r"^(?:abstract|摘\s*要)(?:\s*$|\s*[.:：—–-]+\s
 HEADING = re.compile(r"^(?:\d{1,2}\.?|[IVX]{1,5}\.)\s+[A-Z][^.]{1,60}$")
 INTRO = re.compile(r"^(?:(?:\d{1,2}|[IVX]{1,5})\.?\s+)?(?:introduction|background|motivation)$", re.I)
 STOP = re.compile(r"^(?:keywords?|key\s+words|index\s+terms|ccs\s+concepts|(?:figure|fig\.|table)\s*\d)", re.I)
-VENUE = re.compile(r"^\W*(?:(?:published|accepted)\s+(?:as\s+an?\s+[\w -]*?paper\s+)?(?:at|in|to|by|for)\b"
-                   r"|(?:to\s+)?appear(?:s|ing)?\s+(?:at|in)\b|(?:in\s+)?proceedings\s+of\b"
-                   r"|\d+(?:st|nd|rd|th)\s+(?:annual\s+)?(?:international\s+)?conference\s+on\b)", re.I)
-NOT_VENUE = re.compile(r"under\s+review|submitted|submission|preprint|anonymous|do\s+not\s+distribute", re.I)
+ORDINAL = re.compile(r"\b(\d+)\s+(st|nd|rd|th)\b")
+"""A superscript ordinal read apart from its number: ``38 th`` -> ``38th``."""
+TITLE_AREA = 0.6
+"""Share of the page, from the top, where a title stands when no "Abstract" heading is printed under it."""
+MARGIN = (0.12, 0.2)
+"""Top and bottom shares of the page where a line naming a series alone is a venue line (a header, a footer)."""
 YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 CHINESE_NAME = re.compile(f"[{CJK_ANY}]{{2,4}}")
 """A Chinese name: two to four Chinese characters."""
-EMAIL = re.compile(r"@|\{[\w.,\s-]+\}\s*@?|\b(?:e-?mail|correspond\w*)\b", re.I)
-AFFILIATION = re.compile(
-    r"\b(?:universit\w*|institut\w*|college|school|department|dept|faculty|laborator\w*|labs?|research|inc|ltd|"
-    r"corp\w*|company|academy|cent(?:er|re)|group|foundation|hospital|technolog\w*|polytechnic|google|microsoft|"
-    r"meta|deepmind|openai|nvidia|amazon|apple|ibm|alibaba|tencent|baidu|bytedance|huawei|samsung|anthropic|"
-    r"anonymous|double-blind|contribution|affiliation|address|usa|china|uk|germany|france|canada|japan|korea|"
-    r"singapore|switzerland|india|israel)\b", re.I)
 SEPARATORS = re.compile(r"\s*(?:\||,|;|&|\band\b|\s{2,}|\d+|[*∗†‡§¶♠♣♥♦⋆★#✉]+|\([^)]*\))\s*")
+MEMBERSHIP = re.compile(r"(?:(?:student|senior|life)\s+)?(?:member|fellow)|IEEE|ACM|IAPR|AAAI", re.I)
+"""What IEEE journals print beside a name ("Kaiming He, Member, IEEE"): not a name, dropped like an e-mail."""
 PARTICLES = frozenset("van von de der den di da du la le dos das del della bin al y zu ter".split())
 SMALL = frozenset("a an and as at but by for from in into nor of on or per the to via vs with".split())
 WORDS_2 = frozenset("is it be do go up we us my no so if me he".split())
@@ -74,28 +82,39 @@ class Front:
     """Without version: ``2602.06107``."""
     venue_text: str = ""
     """As printed, e.g. ``Published as a conference paper at ICLR 2026``."""
+    doubts: tuple[str, ...] = ()
+    """What the page did not give plainly: no plausible title, no author names (``intake.plausible``)."""
 
 
-def read_front(doc: RawDocument) -> Front:
+def read_front(doc: RawDocument, printed: PrintedVenues | None = None,
+               boxes: Sequence[tuple[float, float, float, float]] = ()) -> Front:
+    """Page 1's front matter; ``printed`` (the venue lines' patterns) defaults to the shipped venue taxonomy's;
+    ``boxes`` are the page's figures (x0, y0, x1, y1), whose text is never the title."""
+    printed = printed or shipped()
+    cue = printed.is_cue
     page = next((p for p in doc.pages if p.fragments), None)
     if page is None:
         return Front()
+    page = read_small_caps(page)
     flat = [replace(line, text=_clean(line.text)) for line in rows(page)]
     lines = [replace(line, text=_clean(line.text)) for line in reading_order(page)]
     arxiv = _arxiv(doc.pages[0].stamps, page.stamps, lines)
-    venue = _venue(lines)
-    title_at = _title(flat)
+    venue = _venue(lines, printed, page.height)
+    inside = {i for i, line in enumerate(flat) if any(b[0] <= line.x and line.right <= b[2] and b[1] <= line.y <= b[3]
+                                                       for b in boxes)}
+    title_at, doubt = _title(flat, page.width, page.height, inside)
     if title_at is None:
-        return Front(arxiv=arxiv, venue_text=venue)
+        return Front(arxiv=arxiv, venue_text=venue, doubts=(doubt,))
     bottom = min(flat[i].y for i in title_at)
-    start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size])
-    abstract = _abstract(lines, start, heading) if start is not None else ""
+    start, heading = _abstract_start(lines, [i for i, line in enumerate(lines) if line.y < bottom - 0.5 * line.size], cue)
+    abstract = _abstract(lines, start, heading, cue) if start is not None else ""
     floor = lines[start].y + 0.5 * lines[start].size if start is not None else float("-inf")
-    # under the title, before the abstract, across the page: never a float or a column's text beside the abstract
-    head = lines[:start] if start is not None else lines
-    authors = _authors(page, [line for line in head if line.column == 0 and floor < line.y < bottom - 0.5 * line.size])
+    # under the title, above the abstract, across the page (author blocks side by side read as one row)
+    authors = _authors(page, [line for line in flat if floor < line.y < bottom - 0.5 * line.size], cue)
+    authors = tuple(name for name in authors if name_problem(name) is None)
     known = _spellings(line for i, line in enumerate(flat) if i not in title_at)
-    return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue)
+    doubts = () if authors else ("no author names under the title",)
+    return Front(_title_text([flat[i] for i in title_at], known), authors, abstract, arxiv, venue, doubts)
 
 
 def _clean(text: str) -> str:
@@ -110,13 +129,24 @@ def _body_size(lines: Sequence[Line]) -> float:
     return median(sizes) if sizes else 10.0
 
 
-def _title(lines: Sequence[Line]) -> list[int] | None:
-    """Indices of the title's lines: the largest type (clearly above the body's) that spells a few letters."""
+def _title(lines: Sequence[Line], width: float, height: float, inside: set[int]) -> tuple[list[int] | None, str]:
+    """Indices of the title's lines, or ``None`` and why not.
+
+    The title is the largest type (clearly above the body's) drawn on the page, above the "Abstract" heading
+    (without one, in the page's upper ``TITLE_AREA``), whose text is a plausible title; a larger type that is
+    not (math from a figure, a caption, a sentence) is passed over for the next size down; so is a line ``inside``
+    a figure's box.
+    """
     body = _body_size(lines)
+    heads = [line.y for line in lines if ABSTRACT_HEAD.match(line.text.strip())]
+    floor = max(heads) if heads else (1 - TITLE_AREA) * height
+    doubt = "no type on page 1 larger than its body text"
     for size in sorted({line.size for line in lines}, reverse=True):
         if size < 1.15 * body:
-            return None
-        same = sorted((i for i, line in enumerate(lines) if abs(line.size - size) <= 0.06 * size),
+            break
+        same = sorted((i for i, line in enumerate(lines) if abs(line.size - size) <= 0.06 * size
+                       and i not in inside and line.y > floor and -1 <= line.x and line.right <= width + 1
+                       and line.y <= height),
                       key=lambda i: (-lines[i].y, lines[i].x))
         taken = same[:1]
         for i in same[1:]:
@@ -124,9 +154,13 @@ def _title(lines: Sequence[Line]) -> list[int] | None:
             if gap > 2.5 * size:
                 break
             taken.append(i)
-        if sum(ch.isalpha() for i in taken for ch in lines[i].text) >= 8:
-            return taken
-    return None
+        if sum(ch.isalpha() for i in taken for ch in lines[i].text) < 8:
+            continue
+        why = title_problem(_title_text([lines[i] for i in taken], {}))
+        if why is None:
+            return taken, ""
+        doubt = f"the largest type on page 1 is not a plausible title ({why})"
+    return None, doubt
 
 
 def _title_text(lines: Sequence[Line], known: dict[str, str]) -> str:
@@ -215,15 +249,23 @@ def is_name(text: str) -> bool:
             and all(re.fullmatch(r"[^\W\d_][\w'’.-]*", w) and (w[0].isupper() or w in PARTICLES) for w in words))
 
 
-def _authors(page: RawPage, lines: Sequence[Line]) -> tuple[str, ...]:
+def _authors(page: RawPage, lines: Sequence[Line], cue: Callable[[str], bool]) -> tuple[str, ...]:
+    """Names from the lines between the title and the abstract, read across the page's whole width.
+
+    A line counts when its parts (cut at separators, footnote marks and wide gaps) are names, apart from
+    e-mail addresses beside them (older ICML: the address right-aligned on the name's line). A line of
+    prose before any name (a content warning) is passed over; one after the names ends them.
+    """
     names: list[str] = []
     for line in lines:
         if _prose(line) or _is_heading(line, line.size):
-            break
-        if EMAIL.search(line.text) or AFFILIATION.search(line.text) or VENUE.search(line.text):
+            if names:
+                break
+            continue
+        if AFFILIATION.search(line.text) or cue(line.text):
             continue
         parts = [" ".join(p.split()) for p in SEPARATORS.split(_marked_text(page, line))]
-        parts = [p for p in parts if p]
+        parts = [p for p in parts if p and not EMAIL.search(p) and not MEMBERSHIP.fullmatch(p)]
         if parts and all(is_name(p) for p in parts):
             names.extend(p for p in parts if p not in names)
     return tuple(names)
@@ -241,7 +283,8 @@ def _prose(line: Line) -> bool:
     return len(words) >= 8 and sum(w[0].islower() for w in words) >= 0.4 * len(words)
 
 
-def _abstract_start(lines: Sequence[Line], below: Sequence[int]) -> tuple[int | None, bool]:
+def _abstract_start(lines: Sequence[Line], below: Sequence[int], cue: Callable[[str], bool]
+                    ) -> tuple[int | None, bool]:
     """Where the abstract starts among the lines ``below`` the title (in reading order), and whether at a heading."""
     for i in below:
         if ABSTRACT_HEAD.match(lines[i].text.strip()):
@@ -251,12 +294,12 @@ def _abstract_start(lines: Sequence[Line], below: Sequence[int]) -> tuple[int | 
         line = lines[i]
         if _is_heading(line, body):
             return None, False
-        if _prose(line) and not (EMAIL.search(line.text) or VENUE.search(line.text) or STOP.match(line.text)):
+        if _prose(line) and not (EMAIL.search(line.text) or cue(line.text) or STOP.match(line.text)):
             return i, False
     return None, False
 
 
-def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
+def _abstract(lines: Sequence[Line], start: int, heading: bool, cue: Callable[[str], bool]) -> str:
     first = lines[start]
     taken: list[Line] = []
     if heading:
@@ -268,7 +311,7 @@ def _abstract(lines: Sequence[Line], start: int, heading: bool) -> str:
     for line in lines[start:]:
         text = line.text.strip()
         if (abs(line.size - size) > 0.12 * size or _is_heading(line, size) or STOP.match(text)
-                or VENUE.search(text) or ABSTRACT_HEAD.match(text)):
+                or cue(text) or ABSTRACT_HEAD.match(text)):
             break
         taken.append(line)
     found = paragraphs(taken, known_hyphenated(lines))  # "self-" + "distillation": the title spells it
@@ -288,16 +331,25 @@ def _arxiv(stamps: Sequence[str], more: Sequence[str], lines: Sequence[Line]) ->
     return ""
 
 
-def _venue(lines: Sequence[Line]) -> str:
+def _venue(lines: Sequence[Line], printed: PrintedVenues, height: float) -> str:
+    """The first line that says where the paper appeared, with the lines it runs on to, as printed.
+
+    A line naming a series but no cue ("(AAAI-18)", a journal's header) counts in the page's margins only:
+    the body may cite another venue.
+    """
     for i, line in enumerate(lines):
-        if not VENUE.search(line.text) or NOT_VENUE.search(line.text):
+        text = ORDINAL.sub(r"\1\2", line.text)
+        margin = line.y > (1 - MARGIN[0]) * height or line.y < MARGIN[1] * height
+        if not (printed.is_cue(text) or margin and not _prose(line) and printed.series_in(text)) \
+                or printed.is_not_venue(text):
             continue
-        text, prev = line.text.strip(), line
+        text, prev = text.strip(), line
         for nxt in lines[i + 1:i + 3]:
             if YEAR.search(text) or abs(nxt.size - prev.size) > 0.06 * prev.size \
                     or not 0 < prev.y - nxt.y < 2 * prev.size:
                 break
-            text = f"{text[:-1]}{nxt.text.strip()}" if text.endswith("-") else f"{text} {nxt.text.strip()}"
+            more = ORDINAL.sub(r"\1\2", nxt.text.strip())
+            text = f"{text[:-1]}{more}" if text.endswith("-") else f"{text} {more}"
             prev = nxt
         text = re.split(r"\s*(?:copyright|©)", text, maxsplit=1, flags=re.I)[0]
         return re.sub(r"^\W+", "", text).rstrip(" .;,")

@@ -19,11 +19,11 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 def well_formed(text: str) -> str:
     """``text`` with each UTF-16 surrogate pair that PDFium hands over as two code points joined into its
-    character (``\\ud835\\udefd`` → 𝛽) and a lone half replaced by U+FFFD: a lone surrogate cannot be
-    encoded, so JSON, a prompt or a page holding one fails to write."""
+    character (``\\ud835\\udefd`` → 𝛽) and a lone half dropped: a lone surrogate cannot be encoded, so
+    JSON, a prompt or a page holding one fails to write. No text leaves the reader without passing here."""
     if SURROGATE.search(text) is None:
         return text
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
 
 
 class PaperError(PapernotesError):
@@ -128,6 +128,9 @@ class PaperText:
     """Figures found from their captions, in page order."""
     tables: tuple[Figure, ...] = ()
     """Tables found from their captions, in page order."""
+    doubts: tuple[str, ...] = ()
+    """What the first page did not give plainly, one phrase each (the title taken from the PDF metadata or the
+    file name, no author names): ``ingest pdf`` and ``new --pdf`` warn and mark the note for review."""
 
     def paragraphs(self, appendix: bool = True) -> Iterator[tuple[Section, Paragraph]]:
         for section in (*self.sections, *(self.appendix if appendix else ())):
@@ -153,7 +156,8 @@ class PaperText:
                 "empty_pages": list(self.empty_pages), "authors": list(self.authors), "abstract": self.abstract,
                 "arxiv": self.arxiv, "venue_text": self.venue_text,
                 "sections": sections(self.sections), "appendix": sections(self.appendix),
-                "figures": [f.to_dict() for f in self.figures], "tables": [t.to_dict() for t in self.tables]}
+                "figures": [f.to_dict() for f in self.figures], "tables": [t.to_dict() for t in self.tables],
+                "doubts": list(self.doubts)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PaperText:
@@ -166,4 +170,5 @@ class PaperText:
                    tuple(data.get("empty_pages", ())), tuple(data.get("authors", ())), data.get("abstract", ""),
                    data.get("arxiv", ""), data.get("venue_text", ""),
                    tuple(Figure.from_dict("figure", f) for f in data.get("figures", ())),
-                   tuple(Figure.from_dict("table", t) for t in data.get("tables", ())))
+                   tuple(Figure.from_dict("table", t) for t in data.get("tables", ())),
+                   tuple(data.get("doubts", ())))

@@ -27,6 +27,7 @@ from papernotes.intake.paper.front import read_front
 from papernotes.intake.paper.layout import Line, reading_order
 from papernotes.intake.paper.model import Figure, PaperError, PaperText
 from papernotes.intake.paper.sections import split_sections
+from papernotes.intake.plausible import title_problem
 
 LABEL_WORDS = 8
 """Words from which a line inside a figure's box is a sentence, not one of the figure's labels."""
@@ -41,32 +42,47 @@ def read_bytes(path: Path) -> bytes:
         raise PaperError(str(path), f"cannot read file: {exc.strerror}", "unreadable") from None
 
 
-def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = ()) -> PaperText:
-    """The pure part of reading: positioned fragments to sections (a figure's own labels left out)."""
+def build_paper(doc: RawDocument, sha256: str, figures: tuple[Figure, ...] = (), name: str = "") -> PaperText:
+    """The pure part of reading: positioned fragments to sections (a figure's own labels left out).
+
+    The title is the first page's (``front``); when that gives none that is plausible, the PDF metadata's
+    title, else the file ``name`` (its stem, ``_`` and ``-`` read as spaces), and ``doubts`` says which.
+    """
     lines: list[Line] = [line for page in doc.pages for line in reading_order(page)]
-    lines = clean_lines(_outside(lines, doc, figures), {p.number: p.height for p in doc.pages})
+    lines = clean_lines(_outside(lines, _boxes(doc, figures)), {p.number: p.height for p in doc.pages})
     body, appendix, cut, source = split_sections(lines, doc.outline, known_hyphenated(lines))
-    front = read_front(doc)
-    title = front.title or (doc.title if len(doc.title) > 3
-                            and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else "")
-    if not title and body and body[0].level == 0 and body[0].paragraphs:
-        title = body[0].paragraphs[0].text.split("\n")[0][:300]
+    boxes = _boxes(doc, figures)
+    front = read_front(doc, boxes=boxes.get(next((p.number for p in doc.pages if p.fragments), 1), []))
+    title, doubts = front.title, list(front.doubts)
+    if not title:
+        meta = doc.title if len(doc.title) > 3 and not re.fullmatch(r"[\w-]+\.(?:pdf|dvi|tex)", doc.title) else ""
+        stem = " ".join(re.sub(r"[_-]+", " ", name).split())
+        if meta and title_problem(meta) is None:
+            title, taken = meta, "the title is the PDF metadata's"
+        else:
+            title, taken = (stem, "the title is the file name") if stem else ("", "no title found")
+        doubts = [f"{taken}: {doubts[0]}" if doubts else taken, *doubts[1:]]
     empty = tuple(p.number for p in doc.pages if not p.fragments)
     return PaperText(sha256, len(doc.pages), title, body, appendix, cut, source, empty,
-                     front.authors, front.abstract, front.arxiv, front.venue_text)
+                     front.authors, front.abstract, front.arxiv, front.venue_text, doubts=tuple(doubts))
 
 
-def _outside(lines: list[Line], doc: RawDocument, figures: tuple[Figure, ...]) -> list[Line]:
-    """``lines`` without the labels drawn inside a figure (node names, axis ticks, legends: not prose).
-
-    A line of a sentence (``LABEL_WORDS`` words or more) is kept even there: a figure box is found, not given.
-    """
+def _boxes(doc: RawDocument, figures: tuple[Figure, ...]) -> dict[int, list[tuple[float, float, float, float]]]:
+    """Each page's figure boxes in the page's own coordinates (those of its lines), a point wider all round."""
     boxes: dict[int, list[tuple[float, float, float, float]]] = {}
     for figure in figures:
         page = doc.pages[figure.page - 1] if 0 < figure.page <= len(doc.pages) else None
         if page is not None and page.upright and figure.located:
             (ox, oy), (x0, y0, x1, y1) = page.origin, figure.bbox
             boxes.setdefault(figure.page, []).append((x0 - ox - 1, y0 - oy - 1, x1 - ox + 1, y1 - oy + 1))
+    return boxes
+
+
+def _outside(lines: list[Line], boxes: dict[int, list[tuple[float, float, float, float]]]) -> list[Line]:
+    """``lines`` without the labels drawn inside a figure (node names, axis ticks, legends: not prose).
+
+    A line of a sentence (``LABEL_WORDS`` words or more) is kept even there: a figure box is found, not given.
+    """
     return [line for line in lines if len(line.text.split()) >= LABEL_WORDS or not any(
         b[0] <= line.x and line.right <= b[2] and b[1] <= line.y <= b[3] for b in boxes.get(line.page, ()))]
 
@@ -82,7 +98,7 @@ def read_paper(path: Path, cache_folder: Path | None = None) -> PaperText:
     found = load_figures(cache_folder, sha256) if cache_folder is not None else None
     if found is None:
         found = figure_record(str(path), data, sha256)
-    paper = replace(build_paper(doc, sha256, found.figures), figures=found.figures, tables=found.tables)
+    paper = replace(build_paper(doc, sha256, found.figures, path.stem), figures=found.figures, tables=found.tables)
     if cache_folder is not None:
         try:
             save_cached(cache_folder, paper, found.error)

@@ -59,6 +59,9 @@ class Paper:
     """Where the record came from (``openreview:VTF8yNQM66``, ``refs.bib:12``), for messages."""
     pdf: Path | None = None
     """A local copy of the paper, which ingest files beside its note (``VENUE/slug.md`` ↔ ``VENUE/slug.pdf``)."""
+    review: str = ""
+    """Why a person should look at the note (a PDF's title from its metadata, no author names); ``""`` if none.
+    Written as the stub's ``review:`` key, which ``check`` lists."""
 
     def keys(self) -> tuple[str, ...]:
         """Identity keys for dedupe: arXiv id, OpenReview forum and normalised title."""

@@ -6,7 +6,9 @@ authors, abstract, arXiv id and venue line its first page prints. A file that
 cannot be read (not a PDF, 0 bytes, truncated, encrypted, a scan without a text
 layer) is one error naming it, and the other files are read. The venue is the
 one the paper prints ("Published as a conference paper at ICLR 2026");
-``--venue`` only fills in for the papers that print none. Each ``Paper``
+``--venue`` only fills in for the papers that print none. A first page that
+does not give a plausible title or any author name (``PaperText.doubts``) is
+one warning naming the file, and its note is marked for review (``review:``). Each ``Paper``
 carries its file, which ingest copies beside the note (``slug.md`` ↔
 ``slug.pdf``).
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from papernotes.errors import Diagnostic, error
+from papernotes.errors import Diagnostic, error, warning
 from papernotes.intake.sources import MAX_FIELD_CHARS, Paper, Source, SourceError, SourceRequest, SourceResult
 
 
@@ -57,10 +59,13 @@ def load(request: SourceRequest) -> SourceResult:
             problems.append(error(str(path), 0, "no title on its first page; `papernotes new --pdf` takes --title",
                                   "no-title"))
             continue
+        review = "; ".join(text.doubts)
+        if review:
+            problems.append(warning(str(path), 0, f"{review}; its note is marked for review", "doubtful-front"))
         papers.append(Paper(
             title=text.title[:1000], authors=text.authors, abstract=text.abstract[:MAX_FIELD_CHARS],
             venue_hints=(text.venue_text,) if text.venue_text else (), arxiv=text.arxiv, origin=(str(path),),
-            pdf=path,
+            pdf=path, review=review,
         ))
     return SourceResult(tuple(papers), tuple(problems))
 
