@@ -34,6 +34,7 @@ from papernotes.intake.extractive import split_sentences
 from papernotes.intake.grounding import PaperIndex, ground, note_numbers, paper_index
 from papernotes.intake.paper.cleanup import NUMBER
 from papernotes.intake.paper.model import Paragraph, PaperText, Section
+from papernotes.intake.paper.vocab import LABEL_START, TABLE_CAPTION_IN, TABLE_START
 from papernotes.intake.parts import note_prose
 
 RESULT_HEADING = re.compile(r"experiment|result|evaluat|ablation|benchmark|empirical|comparison|analys[ie]s"
@@ -52,9 +53,6 @@ _COINED_START = re.compile(r"[a-z]+[A-Z0-9]")
 """A sentence may start lowercase with a name: "mAP rises to 45.2.", "iPhone runs at 12 fps."."""
 _STEP = re.compile(r"(?:^|\s)\d{1,3}:\s+\S")
 _PSEUDO = re.compile(r"^Algorithm\s+\d|\b(?:Require|Ensure|Input|Output)\s*:|[←⇐≔]|\bend (?:for|while|if)\b")
-_CAPTION_START = re.compile(r"^(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.)\s*\d+")
-_TABLE_CAPTION = re.compile(r"^(?:Table|TABLE|Tab\.)\s*\d+")
-_CAPTION = re.compile(r"(?:^|(?<=[.!?]\s))(?:Table|TABLE|Tab\.)\s*\d+\s*[:.]\s*\S")
 
 
 # ---------------------------------------------------------------- what a paragraph is
@@ -78,7 +76,7 @@ def _is_group(paragraph: Paragraph) -> bool:
     """A group header inside a table: one short line, no sentence ("Qwen3-8B", "Zero-shot")."""
     text = paragraph.text
     return "\n" not in text and len(text) <= 40 and len(text.split()) <= 5 and not text.endswith((".", ":", "。")) \
-        and not _CAPTION_START.match(text)
+        and not LABEL_START.match(text)
 
 
 def is_pseudocode(text: str) -> bool:
@@ -92,7 +90,7 @@ def _is_prose(sentence: str) -> bool:
     numbers = len(NUMBER.findall(sentence))
     starts = not sentence[:1].islower() or _COINED_START.match(sentence) is not None
     ends = sentence.endswith((".", "!", "?", "。", "！", "？", ".)", ".\""))
-    return (starts and ends and not _CAPTION_START.match(sentence) and not is_pseudocode(sentence)
+    return (starts and ends and not LABEL_START.match(sentence) and not is_pseudocode(sentence)
             and not (numbers >= 4 and numbers >= 0.3 * len(sentence.split())) and "  " not in sentence)
 
 
@@ -136,7 +134,7 @@ def main_results(paper: PaperText, table: ResultsTable | None, name: str, limit:
     """The result sentences (``paper_sentences`` with numbers), the one that states the main result first: one
     that cites ``table`` ("Table 2"), else one naming the method (``name``), else the first."""
     found = list(paper_sentences(paper, RESULT_HEADING, True, max(limit, 40)))
-    label = _TABLE_CAPTION.match(table.caption) if table is not None and table.caption else None
+    label = TABLE_START.match(table.caption) if table is not None and table.caption else None
     cites = re.compile(rf"\b{re.escape(label.group(0))}(?!\d)") if label else None
     names = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])", re.I) if name else None
     first = next((i for i, (s, _) in enumerate(found) if cites is not None and cites.search(s)),
@@ -181,12 +179,12 @@ def _caption(before: Paragraph | None, after: Paragraph | None) -> str:
 
     A caption before the table over ``MAX_CAPTION`` characters keeps its first sentence too.
     """
-    if after is not None and _TABLE_CAPTION.match(after.text):
+    if after is not None and TABLE_START.match(after.text):
         return split_sentences(after.text)[0]
     text = ""
-    if before is not None and (found := list(_CAPTION.finditer(before.text))):
+    if before is not None and (found := list(TABLE_CAPTION_IN.finditer(before.text))):
         text = before.text[found[-1].start():].strip()
-    elif before is not None and _TABLE_CAPTION.match(before.text):
+    elif before is not None and TABLE_START.match(before.text):
         text = before.text
     return split_sentences(text)[0] if len(text) > MAX_CAPTION else text
 
@@ -234,7 +232,7 @@ def _table(paragraphs: list[Paragraph], caption: str, name: str, headed: bool = 
         if not is_table(paragraph):
             group = line.strip()
             continue
-        if _TABLE_CAPTION.match(line) and len(cells(line)) == 1:
+        if TABLE_START.match(line) and len(cells(line)) == 1:
             caption = caption or line  # a caption with numbers ("Table 3: … Qwen3-8B.") reads as a row
             continue
         row = cells(line)
@@ -324,7 +322,7 @@ def _agreeing(table: ResultsTable, paper: PaperText, index: PaperIndex) -> tuple
         return None
     caption = table.caption
     if caption and not in_paper(caption, paper, index):
-        label = _TABLE_CAPTION.match(caption)
+        label = TABLE_START.match(caption)
         caption = label.group(0) if label else ""
     group = table.group if not table.group or in_paper(table.group, paper, index) else ""
     lost = len(table.rows) - len(rows)

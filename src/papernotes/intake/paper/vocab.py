@@ -22,6 +22,12 @@ LABEL = re.compile(r"(?:Fig(?:ure)?\.?|FIG(?:URE)?\.?|Table|TABLE)\s*\d")
 """A caption's label anywhere in a page's text: a page without one has no caption."""
 BARE = re.compile(r"^(?:Figure|FIGURE|Fig\.|FIG\.|Table|TABLE)\s*\d{1,3}\s*[:.|]?$")
 """A label alone (``Figure 1``, ``Table 2:``): its caption's words follow further right on the line."""
+LABEL_START = re.compile(r"^(?:Table|TABLE|Tab\.|Figure|FIGURE|Fig\.)\s*\d+")
+"""A paragraph or sentence that starts with a label, punctuated or not: a caption, never a result sentence."""
+TABLE_START = re.compile(r"^(?:Table|TABLE|Tab\.)\s*\d+")
+"""A table's label at the start of a line (a table's caption, or its label read as one of its rows)."""
+TABLE_CAPTION_IN = re.compile(r"(?:^|(?<=[.!?]\s))(?:Table|TABLE|Tab\.)\s*\d+\s*[:.]\s*\S")
+"""A table's caption starting inside a paragraph, after a sentence: where a run of table rows ends."""
 HEADING = re.compile(r"^(?:(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,4}\.)\s+[A-Z][A-Za-z-]+(?:\s+[A-Za-z-]+){0,7}"
                      r"|Abstract|ABSTRACT|A BSTRACT|References|REFERENCES)$")
 """A section's heading (``1. Introduction``, ``3.2 Training Setup``, ``Abstract``): body text, never a figure's."""
