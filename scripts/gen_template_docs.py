@@ -3,7 +3,7 @@
     python scripts/gen_template_docs.py          # rewrite docs/templates.md
     python scripts/gen_template_docs.py --check  # exit 1 if docs/templates.md is stale or a field is undocumented
 
-Sources: the context dataclasses of ``site/contexts.py`` (read with ``ast``, so a
+Sources: the context dataclasses of ``site/contexts/`` (read with ``ast``, so a
 field's documentation is the string literal right under its declaration), the
 records they reach in ``corpus/model.py`` and ``taxonomy.py``, and the tables in
 ``site/theme.py`` (``TEMPLATE_CONTEXTS``, ``TEMPLATE_GLOBALS``, ``NOTE_VARIABLES``,
@@ -19,7 +19,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 TARGET = REPO / "docs" / "templates.md"
 PACKAGE = REPO / "src" / "papernotes"
-CONTEXTS = PACKAGE / "site" / "contexts.py"
+CONTEXTS = PACKAGE / "site" / "contexts"
+"""The package of context dataclasses, one module per family of pages."""
+
+
+def context_files() -> list[Path]:
+    return sorted(p for p in CONTEXTS.glob("*.py") if p.name != "__init__.py")
+
+
+def all_context_docs() -> list[ClassDoc]:
+    """The dataclasses of every module of the contexts package."""
+    return [c for path in context_files() for c in dataclass_docs(path.read_text(encoding="utf-8"))]
 #: Records of other stages that templates reach through a context (``c.entry.note``, ``c.venue``): module -> names.
 REACHABLE = {PACKAGE / "corpus" / "model.py": ("Entry", "Note", "SectionInfo"),
              PACKAGE / "taxonomy.py": ("Venue", "Domain", "Topic")}
@@ -97,12 +107,12 @@ def render() -> str:
     sys.path.insert(0, str(REPO / "src"))
     from papernotes.site.theme import NOTE_VARIABLES, PARTIAL_TEMPLATES, TEMPLATE_CONTEXTS, TEMPLATE_GLOBALS
 
-    contexts = {c.name: c for c in dataclass_docs(CONTEXTS.read_text(encoding="utf-8"))}
+    contexts = {c.name: c for c in all_context_docs()}
     lines = [
         "# Template reference",
         "",
         "Generated from the code by `python scripts/gen_template_docs.py` (the context dataclasses of",
-        "`src/papernotes/site/contexts.py` and the tables in `src/papernotes/site/theme.py`); a test fails when",
+        "`src/papernotes/site/contexts/` and the tables in `src/papernotes/site/theme.py`); a test fails when",
         "this file is out of date or a field has no documentation. How to override templates and assets in",
         "your own theme folder: [theming.md](theming.md).",
         "",
@@ -152,7 +162,8 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    missing = undocumented(CONTEXTS.read_text(encoding="utf-8"), str(CONTEXTS.relative_to(REPO)))
+    missing = [m for path in context_files()
+               for m in undocumented(path.read_text(encoding="utf-8"), str(path.relative_to(REPO)))]
     for item in missing:
         print(f"{item}: no docstring", file=sys.stderr)
     text = render()

@@ -36,7 +36,6 @@ def _script(name: str):  # type: ignore[no-untyped-def]
     return module
 
 
-CONTEXTS = REPO / "src" / "papernotes" / "site" / "contexts.py"
 
 UNDOCUMENTED_SAMPLE = '''from dataclasses import dataclass
 
@@ -65,13 +64,14 @@ def test_template_reference_is_up_to_date() -> None:
 
 
 def test_every_template_context_field_is_documented() -> None:
-    """Every dataclass of contexts.py, and each of its fields, has a docstring where it is declared."""
+    """Every dataclass of the contexts package, and each of its fields, has a docstring where it is declared."""
     gen = _script("gen_template_docs")
-    source = CONTEXTS.read_text(encoding="utf-8")
-    classes = gen.dataclass_docs(source)
+    assert len(gen.context_files()) >= 4
+    classes = gen.all_context_docs()
     assert len([c for c in classes if c.name.endswith("Context")]) >= 9
     assert {"Link", "PaperItem", "Crumb", "DomainSection", "VenueCard", "Page", "SiteLabels"} <= {c.name for c in classes}
-    assert gen.undocumented(source) == []
+    assert [m for path in gen.context_files()
+            for m in gen.undocumented(path.read_text(encoding="utf-8"), path.name)] == []
 
 
 def test_the_field_checker_names_what_is_missing() -> None:
@@ -89,7 +89,7 @@ def test_templates_use_only_fields_their_context_documents() -> None:
 
     gen = _script("gen_template_docs")
     documented = {c.name: {f.name for f in c.fields if f.doc}
-                  for c in gen.dataclass_docs(CONTEXTS.read_text(encoding="utf-8"))}
+                  for c in gen.all_context_docs()}
     templates = REPO / "src" / "papernotes" / "templates"
     assert {p.name for p in templates.iterdir()} >= set(TEMPLATE_CONTEXTS)
     for name, context in TEMPLATE_CONTEXTS.items():

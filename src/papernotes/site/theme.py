@@ -11,7 +11,7 @@ new ones; the package's templates stay reachable as ``papernotes/NAME`` so an
 override can extend the template it replaces. Which context each template gets
 and the variables every template sees are declared here (``TEMPLATE_CONTEXTS``,
 ``TEMPLATE_GLOBALS``, ``NOTE_VARIABLES``); ``scripts/gen_template_docs.py`` turns
-them and the context dataclasses of ``contexts.py`` into docs/templates.md.
+them and the context dataclasses of ``site/contexts/`` into docs/templates.md.
 """
 from __future__ import annotations
 
