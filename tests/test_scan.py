@@ -14,7 +14,8 @@ import pytest
 import hostile_corpus
 from conftest import EXAMPLES, watch_forks
 from papernotes import forks
-from papernotes.cache import BuildCache, NoteRow, columns, rows
+from papernotes.cache import BuildCache, NoteRow
+from papernotes.cache_records import columns, rows
 from papernotes.corpus import scan as walker
 from papernotes.site.build import build
 from sitecheck import site_contents

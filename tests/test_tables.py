@@ -52,8 +52,8 @@ def test_each_table_gets_a_named_focusable_box_and_its_cells_their_classes() -> 
     md = ("| Method | ImageNet | Note |\n|---|--:|---|\n| LP-FT | **81.7** | 先线性探测再微调 |\n\n"
           "| a |\n|---|\n| 0.8 / 50 / 0 |\n")
     out = markdown_body(md, table_label=label).html
-    assert out.count('<div class="table-wrap" role="region" tabindex="0" aria-label="Table 1"><table>') == 1
-    assert out.count('aria-label="Table 2"') == 1 and out.count("</table></div>") == 2
+    assert out.count('<section class="table-wrap" tabindex="0" aria-label="Table 1"><table>') == 1
+    assert out.count('aria-label="Table 2"') == 1 and out.count("</table></section>") == 2
     assert '<td class="word">LP-FT</td>' in out
     assert '<td class="num" style="text-align: right"><strong>81.7</strong></td>' in out
     assert "<td>先线性探测再微调</td>" in out and '<td class="num">0.8 / 50 / 0</td>' in out
@@ -70,7 +70,7 @@ def test_a_caption_names_the_box_escaped() -> None:
     found = boxes(out)
     assert len(found) == 1
     tag, attributes = found[0]
-    assert tag == "div" and attributes == {"class": "table-wrap", "role": "region", "tabindex": "0",
+    assert tag == "section" and attributes == {"class": "table-wrap", "tabindex": "0",
                                            "aria-label": 'Ablations "A" & B" onfocus="alert(1)'}
 
 
@@ -81,7 +81,7 @@ def test_a_note_cannot_write_the_box_or_its_attributes() -> None:
           '<td tabindex="0">stray</td>\n')
     out = markdown_body(md, table_label=label).html
     found = boxes(out)
-    assert found == [("div", {"class": "table-wrap", "role": "region", "tabindex": "0", "aria-label": "Table 1"})]
+    assert found == [("section", {"class": "table-wrap", "tabindex": "0", "aria-label": "Table 1"})]
     assert "alert" not in out and '<td class="num">1</td>' in out
     assert out.count("table-wrap") == 1  # the note's own div lost its class
 
@@ -90,9 +90,9 @@ def test_trusted_html_keeps_its_own_classes_and_stays_balanced() -> None:
     md = ('<table class="wide"><tr><td class="x">1</td><td>2</td></tr>'
           "<tr><td><table><tr><td>3</td></tr></table></td></tr></table>\n")
     out = markdown_body(md, trusted=True, table_label=label).html
-    assert out.count('<div class="table-wrap"') == out.count("</table></div>") == 2
+    assert out.count('<section class="table-wrap"') == out.count("</table></section>") == 2
     assert '<td class="x">1</td>' in out and '<td class="num">2</td>' in out
-    assert "<td><div" in out and "<td>3</td>" in out  # a cell holding a table, and the cells inside, left alone
+    assert "<td><section" in out and "<td>3</td>" in out  # a cell holding a table, and the cells inside, left alone
 
 
 def test_fragments_without_tables_are_unchanged() -> None:

@@ -6,10 +6,12 @@ edition shows), ``RelatedState`` and ``RelatedRows`` (the related papers' last c
 """
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from papernotes.errors import Diagnostic
+from papernotes.errors import Diagnostic, Severity
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +113,27 @@ class RelatedRows(NamedTuple):
     digest: str
     paths: Any
     flat: bytes
+
+
+def columns(files: Sequence[tuple[str, int, int]]) -> tuple[str, bytes, bytes]:
+    """``(path, mtime_ns, size)`` rows as three columns: the paths joined by NUL, two int64 arrays."""
+    if not files:
+        return "", b"", b""
+    # comprehensions: ``zip(*files)`` makes an iterator per file (0.07 s at 50,000 files)
+    return ("\0".join([f[0] for f in files]), array("q", [f[1] for f in files]).tobytes(),
+            array("q", [f[2] for f in files]).tobytes())
+
+
+def rows(packed: tuple[str, bytes, bytes]) -> list[tuple[str, int, int]]:
+    """``columns`` unpacked: the ``(path, mtime_ns, size)`` rows, in the same order."""
+    paths, mtimes, sizes = packed
+    return list(zip(paths.split("\0"), array("q", mtimes), array("q", sizes), strict=True)) if paths else []
+
+
+def encode_problem(d: Diagnostic) -> tuple[str, int, str, str, str]:
+    return (d.path, d.line, d.message, d.severity.value, d.code)
+
+
+def decode_problem(row: Sequence[Any]) -> Diagnostic:
+    path, line, message, severity, code = row
+    return Diagnostic(path, line, message, Severity(severity), code)

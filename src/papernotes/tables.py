@@ -1,7 +1,7 @@
 """Render step, after the allow-list: tables made to fit a phone (pure).
 
 In: a note body's HTML once ``sanitise.py`` has cleaned it (or trusted HTML). Out: the same HTML with each
-``<table>`` inside its own scrolling box, ``<div class="table-wrap" role="region" tabindex="0"
+``<table>`` inside its own scrolling box, ``<section class="table-wrap" tabindex="0"
 aria-label="…">``, each cell that holds only numbers (``85.3``, ``0.8 / 50 / 0``, ``+1.2%``, ``7B``,
 ``61.9 ± 0.3``) marked ``class="num"`` and each cell of one short word (``IN-R``, ``Llama-3.1-8B``) marked
 ``class="word"``, which the stylesheet keeps on one line. On a 390 px screen a wide results table then
@@ -58,7 +58,8 @@ def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
     """Wrap each table of ``fragment`` in its scrolling box and mark its cells of numbers and of one word.
 
     ``label(n)`` names the ``n``-th table's box (``表格 2`` / ``Table 2``), unless the table has a caption,
-    which names it instead; with ``label=None`` the box is a plain ``<div class="table-wrap">``.
+    which names it instead (a ``<section>`` with a name is a region for assistive technology, the native
+    element for ``role="region"``); with ``label=None`` the box is a plain ``<div class="table-wrap">``.
     """
     if "<table" not in fragment:
         return fragment
@@ -72,11 +73,11 @@ def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
         caption = m.group(1)
         name = html.unescape(_TAG.sub("", caption)).strip() if caption else ""
         name = html.escape(" ".join(name.split()) or label(count), quote=True)
-        return f'<div class="table-wrap" role="region" tabindex="0" aria-label="{name}">{m.group(0)}'
+        return f'<section class="table-wrap" tabindex="0" aria-label="{name}">{m.group(0)}'
 
     out = _TABLE.sub(box, fragment)
     if count:
-        out = out.replace("</table>", "</table></div>")
+        out = out.replace("</table>", "</table></div>" if label is None else "</table></section>")
     return _CELL.sub(_mark_cell, out) if "<td" in out or "<th" in out else out
 
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from papernotes.cache import BuildCache, NoteRow, columns, decode_problem, encode_problem
+from papernotes.cache import BuildCache, NoteRow
+from papernotes.cache_records import columns, decode_problem, encode_problem
 from papernotes.corpus import limits
 from papernotes.corpus.scan import (
     OutsideCorpus,

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from papernotes import forks
-from papernotes.cache import columns, rows
+from papernotes.cache_records import columns, rows
 from papernotes.errors import CorpusError
 from papernotes.layout import LANGUAGES, paper_of
 
