@@ -222,3 +222,14 @@ def test_in_function_imports_carry_a_measured_figure() -> None:
 def test_allowed_entries_still_exist() -> None:
     present = {(i.module, i.target) for i in every_import() if i.in_function}
     assert set(ALLOWED) <= present, set(ALLOWED) - present
+
+
+MAX_LINES = 500
+"""STYLE.md, principle 9: modules around 100–200 lines, a ceiling near 500."""
+
+
+def test_no_source_file_is_over_the_ceiling() -> None:
+    sizes = {path.relative_to(ROOT).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+             for path in MODULES.values()}
+    assert len(sizes) > 100
+    assert {p: n for p, n in sizes.items() if n > MAX_LINES} == {}
