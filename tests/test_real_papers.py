@@ -44,6 +44,7 @@ def test_front_matter_is_read_right(file: str) -> None:
     assert not wrong, f"{file}: {wrong}"
 
 
+@pytest.mark.slow
 def test_every_command_reads_every_paper_without_a_traceback(tmp_path: Path) -> None:
     """``ingest pdf`` (one run over the folder), ``read --json`` and ``new --pdf`` on each PDF: each ends with its
     output or with one-line ``file: error:`` messages, never a traceback."""
