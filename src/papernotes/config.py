@@ -58,6 +58,10 @@ class LLMConfig(BaseModel):
         "of draft --batch (OpenAI: half price).")
     batch_poll_seconds: float = Field(30.0, gt=0, description="Seconds between two status checks of a batch "
                                       "(draft --batch).")
+    structured_output: bool = Field(
+        False, description="Send a draft request's JSON schema as the server's structured output "
+        "(response_format json_schema), for servers that offer it (OpenAI, vLLM, llama.cpp, Ollama): the reply "
+        "comes back in shape at once. Replies are validated against the same model either way.")
 
 
 REPORT_FIELDS = ("path", "title", "url")

@@ -52,6 +52,9 @@ class Call:
 
     key: str
     messages: Messages
+    schema: dict[str, Any] | None = None
+    """``{"name", "schema"}`` of the JSON the reply must be: sent as the server's structured output
+    (``response_format``) when ``[llm] structured_output`` is on; the reply is validated either way."""
 
 
 T = TypeVar("T")

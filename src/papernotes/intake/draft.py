@@ -20,7 +20,6 @@ changed on disk while its draft was being made is left alone.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -31,7 +30,6 @@ from papernotes.config import load_config
 from papernotes.corpus.frontmatter import DELETE, KEY_ORDER, FrontMatterError, read, update
 from papernotes.corpus.scan import scan
 from papernotes.corpus.model import RATING_KEYS, SECTIONS, Grounding
-from papernotes.corpus.sections import demote_headings
 from papernotes.corpus.translation import translation_name
 from papernotes.disk import write_if_unchanged
 from papernotes.errors import CorpusError, Diagnostic, error, warning
@@ -39,10 +37,10 @@ from papernotes.extras import require
 from papernotes.intake.conversation import Usage
 from papernotes.intake.engines import ENGINES, DraftEngine
 from papernotes.intake.engines._paper import abstract_of
-from papernotes.intake.extractive import split_sentences
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.paper import PaperError, PaperText, cache_dir, paper_path, read_paper
-from papernotes.intake.prompt import json_object, prompt_version
+from papernotes.intake.prompt import prompt_version
+from papernotes.intake.replies import DraftReply, read_reply
 from papernotes.intake.draft_record import DIGEST_KEY, KEYWORDS, digest, keywords_digest, own_keywords, record_of
 from papernotes.intake.redraft import SECTION_KEYS, decide, heading_language, language, merge, prose
 from papernotes.registry import UnknownName
@@ -164,46 +162,12 @@ def stub_abstract(stub: Stub, paper: PaperText | None) -> str:
 
 # ---------------------------------------------------------------- validating replies
 
-def _section_text(value: Any) -> str:
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return "\n".join(f"- {v.strip()}" for v in value if v.strip())
-    if not isinstance(value, str):
-        return ""
-    return demote_headings(value.strip())  # a heading inside a section would end it in the note's outline
-
-
 def validate_reply(text: str, engine: str = "openai") -> tuple[Drafted | None, list[str]]:
-    """A ``Drafted`` from a model reply, or every reason the reply cannot be used."""
-    data, problem = json_object(text)
-    if data is None:
-        return None, [problem]
-    errors: list[str] = []
-    summary = " ".join(data["summary"].split()) if isinstance(data.get("summary"), str) else ""
-    if not summary:
-        errors.append("`summary` is missing or empty")
-    elif (n := len(split_sentences(summary))) != 1:
-        errors.append(f"`summary` must be exactly one sentence, it has {n}")
-    keywords = data.get("keywords")
-    if not isinstance(keywords, list) or not keywords or not all(isinstance(k, str) and k.strip() for k in keywords):
-        errors.append("`keywords` must be a non-empty list of strings")
-        keywords = []
-    sections_in: dict[str, Any] = data["sections"] if isinstance(data.get("sections"), dict) else data
-    sections = {key: _section_text(sections_in.get(key)) for key in SECTION_KEYS}
-    errors.extend(f"`sections.{key}` is missing or empty" for key, value in sections.items() if not value)
-    ratings_in = data.get("ratings")
-    ratings: dict[str, int] = {}
-    if not isinstance(ratings_in, dict):
-        errors.append(f"`ratings` must be an object with integer scores 1-5 for {', '.join(RATING_KEYS)}")
-    else:
-        for key in RATING_KEYS:
-            value = ratings_in.get(key)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 5:
-                errors.append(f"`ratings.{key}` must be an integer from 1 to 5, got {json.dumps(value)}")
-            else:
-                ratings[key] = value
-    if errors:
+    """A ``Drafted`` from a model reply (``replies.DraftReply``), or every reason the reply cannot be used."""
+    reply, errors = read_reply(DraftReply, text)
+    if reply is None:
         return None, errors
-    return Drafted(summary, tuple(dict.fromkeys(k.strip() for k in keywords)), sections, ratings, engine), []
+    return Drafted(reply.summary, reply.keywords, reply.sections, dict(reply.ratings or {}), engine), []
 
 
 # ---------------------------------------------------------------- writing notes

@@ -69,6 +69,7 @@ class LLMSettings:
     context_tokens: int = 128_000
     batch_price_factor: float = 0.5
     batch_poll_seconds: float = 30.0
+    structured_output: bool = False
 
     @classmethod
     def resolve(cls, config: LLMConfig, corpus: Path, env: dict[str, str] | None = None,
@@ -88,7 +89,7 @@ class LLMSettings:
                    timeout=config.timeout, max_retries=config.max_retries, temperature=config.temperature,
                    price_per_1k_input=config.price_per_1k_input, price_per_1k_output=config.price_per_1k_output,
                    context_tokens=config.context_tokens, batch_price_factor=config.batch_price_factor,
-                   batch_poll_seconds=config.batch_poll_seconds)
+                   batch_poll_seconds=config.batch_poll_seconds, structured_output=config.structured_output)
 
 
 def _no_model(path: Path, offline: str) -> PapernotesError:
@@ -154,6 +155,14 @@ class RateLimiter:
             await self.sleep(delay)
 
 
+def response_format(schema: dict[str, Any] | None, settings: LLMSettings) -> dict[str, Any]:
+    """The request's ``response_format`` argument: the reply's JSON schema as structured output, when the
+    settings ask for it and the request has one; else nothing (the prompt asks for the JSON in words)."""
+    if schema is None or not settings.structured_output:
+        return {}
+    return {"response_format": {"type": "json_schema", "json_schema": {**schema, "strict": False}}}
+
+
 def retry_after(headers: Any) -> float | None:
     """Seconds asked for by ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
     if headers is None:
@@ -201,20 +210,22 @@ class ChatClient:
     def backoff(self, attempt: int) -> float:
         return min(self.backoff_cap, self.backoff_base * 2.0 ** attempt) * random.uniform(0.5, 1.5)
 
-    async def complete(self, messages: Messages, key: str) -> Completion:
-        """The reply to ``messages``: from the cache when ``key`` is known, else from the endpoint."""
+    async def complete(self, messages: Messages, key: str, schema: dict[str, Any] | None = None) -> Completion:
+        """The reply to ``messages``: from the cache when ``key`` is known, else from the endpoint (``schema``:
+        the reply's JSON schema, sent as structured output when the settings say so)."""
         cached = self.cache.get(key)
         if cached is not None:
             self.usage.hit(cached)
             return cached
-        reply = await self._request(messages)
+        reply = await self._request(messages, response_format(schema, self.settings))
         self.cache.put(key, self.settings.model, reply)
         return reply
 
-    async def answer(self, messages: Messages, key: str) -> Completion | RequestError:
+    async def answer(self, messages: Messages, key: str, schema: dict[str, Any] | None = None
+                     ) -> Completion | RequestError:
         """Like ``complete``, but a request that failed for good is returned rather than raised."""
         try:
-            return await self.complete(messages, key)
+            return await self.complete(messages, key, schema)
         except RequestError as exc:
             return exc
 
@@ -222,7 +233,7 @@ class ChatClient:
     def url(self) -> str:
         return endpoint(self.settings)
 
-    async def _request(self, messages: Messages) -> Completion:
+    async def _request(self, messages: Messages, structured: dict[str, Any]) -> Completion:
         openai = self.openai
         last, refused = "", False
         for attempt in range(self.settings.max_retries + 1):
@@ -231,7 +242,7 @@ class ChatClient:
                     await self.limiter.wait()
                     response = await self.client.chat.completions.create(
                         model=self.settings.model, messages=messages,  # type: ignore[arg-type]
-                        temperature=self.settings.temperature)
+                        temperature=self.settings.temperature, **structured)
             except openai.APIStatusError as exc:
                 status = exc.status_code
                 if status in _FATAL_STATUS:

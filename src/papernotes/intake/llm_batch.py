@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from papernotes.extras import require
-from papernotes.intake.conversation import Completion, Messages, RequestError, Usage
-from papernotes.intake.llm import LLMError, LLMSettings, ResponseCache
+from papernotes.intake.conversation import Call, Completion, RequestError, Usage
+from papernotes.intake.llm import LLMError, LLMSettings, ResponseCache, response_format
 from papernotes.testhooks import pause
 
 ENDPOINT = "/v1/chat/completions"
@@ -81,8 +81,9 @@ class BatchStore:
         self.db.execute("UPDATE batches SET state = ? WHERE id = ?", (state, row.rowid))
 
 
-def _line(key: str, messages: Messages, settings: LLMSettings) -> bytes:
-    body = {"model": settings.model, "messages": messages, "temperature": settings.temperature}
+def _line(key: str, call: Call, settings: LLMSettings) -> bytes:
+    body = {"model": settings.model, "messages": call.messages, "temperature": settings.temperature,
+            **response_format(call.schema, settings)}
     record = {"custom_id": key, "method": "POST", "url": ENDPOINT, "body": body}
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
@@ -101,7 +102,7 @@ class BatchClient:
     def close(self) -> None:
         self.client.close()
 
-    def answer(self, requests: dict[str, Messages], owners: dict[str, tuple[str, str]]
+    def answer(self, requests: dict[str, Call], owners: dict[str, tuple[str, str]]
                ) -> dict[str, Completion | RequestError]:
         """A reply (cached as it arrives) or the error of each request; ``owners``: key -> (stub path, digest)."""
         rows = [r for r in self.store.open(self.settings.model) if not requests.keys().isdisjoint(r.keys)]
@@ -120,7 +121,7 @@ class BatchClient:
         missing = RequestError("the batch returned no reply for this request; re-run to send it again")
         return {key: replies.get(key, missing) for key in requests}
 
-    def _parts(self, keys: list[str], requests: dict[str, Messages]) -> list[list[str]]:
+    def _parts(self, keys: list[str], requests: dict[str, Call]) -> list[list[str]]:
         parts: list[list[str]] = []
         size = 0
         for key in keys:

@@ -83,7 +83,7 @@ async def _play(client: ChatClient, talk: Conversation[R]) -> R:
     try:
         while True:
             calls = talk.send(replies)  # type: ignore[arg-type]  # None starts the generator
-            replies = list(await asyncio.gather(*(client.answer(c.messages, c.key) for c in calls)))
+            replies = list(await asyncio.gather(*(client.answer(c.messages, c.key, c.schema) for c in calls)))
     except StopIteration as stop:
         return stop.value  # type: ignore[no-any-return]
 
@@ -128,7 +128,7 @@ def _in_rounds(client: BatchClient, cache: ResponseCache, usage: Usage, talks: S
                 if (hit := cache.get(key)) is not None:
                     usage.hit(hit)
                     answers[key] = hit
-            missing = {key: call.messages for key, call in calls.items() if key not in answers}
+            missing = {key: call for key, call in calls.items() if key not in answers}
             if missing:
                 answers.update(client.answer(missing, owners))
             for name, waiting in list(pending.items()):

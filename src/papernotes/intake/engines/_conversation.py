@@ -29,6 +29,7 @@ from papernotes.corpus.model import Grounding
 from papernotes.intake import conversation
 from papernotes.intake.conversation import Call, Completion, Messages, Outcome, RequestError, cache_key
 from papernotes.intake.draft import Drafted, Stub, stub_abstract, validate_reply
+from papernotes.intake.replies import DRAFT_SCHEMA
 from papernotes.intake.engines import _grounding
 from papernotes.intake.engines._paper import Reading, estimate_tokens, fit, plan, reply_reserve
 from papernotes.intake.llm import LLMSettings
@@ -135,8 +136,8 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     if paper is not None:
         identity += (paper.sha256,)
 
-    def call(messages: Messages) -> Call:
-        return Call(cache_key(identity, messages, settings.model), messages)
+    def call(messages: Messages, schema: dict[str, Any] | None = None) -> Call:
+        return Call(cache_key(identity, messages, settings.model), messages, schema)
 
     fields = _fields(stub, paper)
     if paper is None and fields["abstract"] == "-":  # a title alone is no basis for a note
@@ -174,7 +175,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
         facts_text = fit("\n\n".join(lines), room) or "-"
 
     messages = _draft_messages(prompts, reading, fields, facts_text)
-    sent = call(messages)
+    sent = call(messages, DRAFT_SCHEMA)
     keys = [sent.key]
     (reply,) = yield [sent]
     drafted, errors = validate_reply(reply.text, engine) if isinstance(reply, Completion) else (None, [str(reply)])
@@ -182,7 +183,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
         repaired += 1
         messages = then(messages, reply.text, prompts.draft.fill(
             "repair", errors="\n".join(f"- {e}" for e in errors)))
-        sent = call(messages)
+        sent = call(messages, DRAFT_SCHEMA)
         keys.append(sent.key)
         (reply,) = yield [sent]
         drafted, errors = validate_reply(reply.text, engine) if isinstance(reply, Completion) else (None, [str(reply)])
@@ -197,7 +198,7 @@ def converse(stub: Stub, lang: str, paper: PaperText | None, prompts: Prompts, s
     if numbers := _grounding.repair_list(found, prompts.draft, lang):
         ground_repaired = 1
         request = prompts.draft.fill("repair_numbers", numbers=numbers)
-        (again,) = yield [call(then(messages, reply.text, request))]
+        (again,) = yield [call(then(messages, reply.text, request), DRAFT_SCHEMA)]
         if isinstance(again, Completion):
             fixed, _ = validate_reply(again.text, engine)
             recheck = _grounding.check(stub, fixed, paper, lang) if fixed is not None else None
