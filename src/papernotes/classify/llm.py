@@ -44,8 +44,9 @@ from papernotes.intake.conversation import (
 )
 from papernotes.intake.llm import LLMSettings
 from papernotes.intake.llm_run import run_talks
-from papernotes.intake.prompt import Prompt, json_object, then
-from papernotes.taxonomy import Taxonomy, suggest
+from papernotes.intake.prompt import Prompt, then
+from papernotes.intake.replies import ChoiceReply, read_reply
+from papernotes.taxonomy import Taxonomy
 
 Progress = Callable[[str, int, int], None]
 PROMPT = "classify"
@@ -77,41 +78,12 @@ def domain_lines(taxonomy: Taxonomy) -> str:
 
 
 def validate_choice(text: str, taxonomy: Taxonomy) -> tuple[Choice | None, str]:
-    """A ``Choice`` from a reply, or what is wrong with it (quoted back to the model in the repair request)."""
-    data, problem = json_object(text)
-    if data is None:
-        return None, problem
-    problems = []
-    domain = _slug(data.get("domain"), taxonomy)
-    if domain is None:
-        problems.append(f"`domain` must be one of the slugs listed, got {data.get('domain')!r}"
-                        + _meant(data.get("domain"), taxonomy))
-    confidence = data.get("confidence")
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
-        problems.append(f"`confidence` must be a number from 0 to 1, got {confidence!r}")
-    second = data.get("second")
-    second_slug = None if second in (None, "", "null") else _slug(second, taxonomy)
-    if second not in (None, "", "null") and second_slug is None:
-        problems.append(f"`second` must be a slug listed or null, got {second!r}" + _meant(second, taxonomy))
-    if problems:
+    """A ``Choice`` from a reply (``replies.ChoiceReply``), or what is wrong with it (quoted back to the model in
+    the repair request)."""
+    reply, problems = read_reply(ChoiceReply, text, {"taxonomy": taxonomy})
+    if reply is None:
         return None, "; ".join(problems)
-    return Choice(str(domain), float(confidence), second_slug if second_slug != domain else None), ""  # type: ignore[arg-type]
-
-
-def _slug(value: object, taxonomy: Taxonomy) -> str | None:
-    """The taxonomy slug ``value`` names (the slug itself, any case, or a domain's English or Chinese name)."""
-    if not isinstance(value, str):
-        return None
-    wanted = value.strip().casefold()
-    for d in taxonomy.domains.values():
-        if wanted in (d.slug.casefold(), d.en.casefold(), d.zh.casefold()):
-            return d.slug
-    return None
-
-
-def _meant(value: object, taxonomy: Taxonomy) -> str:
-    close = suggest(value, taxonomy.domains) if isinstance(value, str) else []
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return Choice(reply.domain, reply.confidence, reply.second), ""
 
 
 def _messages(note: Note, prompt: Prompt, domains: str) -> Messages:

@@ -1,8 +1,10 @@
 """LLM edge, replies: what a model must answer a draft request with, as a pydantic model and its JSON schema.
 
 In: the text of a model's reply. Out: a ``DraftReply`` (the summary one sentence, the keywords, every
-canonical section, every rating from 1 to 5) or every reason the reply cannot be used, in the words a
-repair request quotes back to the model (``read_reply``). The same rules as a JSON schema (``DRAFT_SCHEMA``)
+canonical section, every rating from 1 to 5), a ``ChoiceReply`` (``classify --llm``: a domain of the site's
+taxonomy, a confidence, a second choice), or every reason the reply cannot be used, in the words a
+repair request quotes back to the model (``read_reply``; a model that needs it gets the taxonomy as
+``context``). The same rules as a JSON schema (``DRAFT_SCHEMA``)
 go to a server that offers structured output (``[llm] structured_output = true``), so such a server answers
 in shape at once; the reply is validated here either way.
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, ValidationInfo, field_validator, model_validator
 
 from papernotes.corpus.model import RATING_KEYS
 from papernotes.corpus.sections import demote_headings
 from papernotes.intake.extractive import split_sentences
 from papernotes.intake.prompt import json_object
 from papernotes.intake.redraft import SECTION_KEYS
+from papernotes.taxonomy import Taxonomy, suggest
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -89,13 +92,81 @@ class DraftReply(BaseModel):
         return {key: value[key] for key in RATING_KEYS}
 
 
-def read_reply(model: type[M], text: str) -> tuple[M | None, list[str]]:
-    """The reply's one JSON object as ``model``, or every reason it is not one (a message per problem)."""
+class ChoiceReply(BaseModel):
+    """A model's choice of domain for one note (``classify --llm``); validated with ``context={"taxonomy": …}``."""
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
+
+    domain: str = ""
+    """A domain slug of the taxonomy (its slug in any case, or its English or Chinese name, as written)."""
+    confidence: float = -1.0
+    """From 0 to 1."""
+    second: str | None = None
+    """The runner-up's slug, ``None`` when there is none (or it is the domain itself)."""
+
+    @field_validator("domain", mode="before")
+    @classmethod
+    def _domain(cls, value: Any, info: ValidationInfo) -> str:
+        taxonomy = info.context["taxonomy"]
+        if (slug := domain_slug(value, taxonomy)) is None:
+            raise ValueError(f"`domain` must be one of the slugs listed, got {value!r}" + _meant(value, taxonomy))
+        return slug
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _confidence(cls, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise ValueError(f"`confidence` must be a number from 0 to 1, got {value!r}")
+        return float(value)
+
+    @field_validator("second", mode="before")
+    @classmethod
+    def _second(cls, value: Any, info: ValidationInfo) -> str | None:
+        if value in (None, "", "null"):
+            return None
+        taxonomy = info.context["taxonomy"]
+        if (slug := domain_slug(value, taxonomy)) is None:
+            raise ValueError(f"`second` must be a slug listed or null, got {value!r}" + _meant(value, taxonomy))
+        return slug
+
+    @model_validator(mode="after")
+    def _second_is_another(self) -> ChoiceReply:
+        if self.second == self.domain:
+            self.second = None
+        return self
+
+
+def domain_slug(value: object, taxonomy: Taxonomy) -> str | None:
+    """The taxonomy slug ``value`` names (the slug itself, any case, or a domain's English or Chinese name)."""
+    if not isinstance(value, str):
+        return None
+    wanted = value.strip().casefold()
+    for d in taxonomy.domains.values():
+        if wanted in (d.slug.casefold(), d.en.casefold(), d.zh.casefold()):
+            return d.slug
+    return None
+
+
+def _meant(value: object, taxonomy: Taxonomy) -> str:
+    close = suggest(value, taxonomy.domains) if isinstance(value, str) else []
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def read_reply(model: type[M], text: str, context: dict[str, Any] | None = None) -> tuple[M | None, list[str]]:
+    """The reply's one JSON object as ``model`` (``context``: what its validators look things up in), or every
+    reason it is not one (a message per problem)."""
     data, problem = json_object(text)
     if data is None:
         return None, [problem]
+    return validate_data(model, data, context)
+
+
+def validate_data(model: type[M], data: dict[str, Any], context: dict[str, Any] | None = None
+                  ) -> tuple[M | None, list[str]]:
+    """``data`` (a reply's JSON object) as ``model``, or every reason it is not one: a validator's own words
+    (one message per line it raised), or pydantic's with the field named."""
     try:
-        return model.model_validate(data), []
+        return model.model_validate(data, context=context), []
     except ValidationError as exc:
         errors = []
         for error in exc.errors(include_url=False):

@@ -15,11 +15,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator
+
 from papernotes.corpus import translation
 from papernotes.corpus.frontmatter import render
 from papernotes.corpus.model import SECTIONS
 from papernotes.corpus.sections import demote_headings, section_key
 from papernotes.corpus.sections import split_body as split_sections
+from papernotes.intake.replies import validate_data
 
 COPIED = ("id", "venue", "domain", "slug", "authors", "topics", "ratings", "links", "aliases", "abstract",
           "grounding")
@@ -79,49 +82,80 @@ def payload(front: dict[str, Any], title: str, body: str) -> dict[str, Any]:
     return out
 
 
-def _text(data: dict[str, Any], key: str, errors: list[str]) -> str:
-    value = data.get(key)
+def _text(value: Any, key: str) -> str:
     if not isinstance(value, str) or not value.strip():
-        errors.append(f"`{key}` is missing or empty")
-        return ""
+        raise ValueError(f"`{key}` is missing or empty")
     return value.strip()
 
 
-def validate(data: dict[str, Any], source: dict[str, Any], lang: str) -> tuple[Translated | None, list[str]]:
-    """A ``Translated`` from a reply's JSON object, checked against the ``payload`` it answers."""
-    errors: list[str] = []
-    title = " ".join(_text(data, "title", errors).split())
-    summary = " ".join(_text(data, "summary", errors).split()) if "summary" in source else ""
+class TranslationReply(BaseModel):
+    """A model's translation of one note's ``payload``; validated with ``context={"source": payload, "lang": …}``:
+    only what the payload holds is asked for, and the sections answer its sections one for one."""
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
+
+    title: str = ""
+    summary: str = ""
     keywords: tuple[str, ...] = ()
-    if "keywords" in source:
-        found = data.get("keywords")
-        if not isinstance(found, list) or not found or not all(isinstance(k, str) and k.strip() for k in found):
-            errors.append("`keywords` must be a non-empty list of strings")
-        else:
-            keywords = tuple(dict.fromkeys(k.strip() for k in found))
-    preamble = demote_headings(_text(data, "preamble", errors)) if "preamble" in source else ""
-    wanted = source["sections"]
-    found = data.get("sections")
-    if not isinstance(found, list) or len(found) != len(wanted):
-        errors.append(f"`sections` must be a list of {len(wanted)} objects {{\"heading\", \"text\"}}, one per section "
-                      "of the input, in its order")
+    preamble: str = ""
+    sections: tuple[Part, ...] = ()
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _title(cls, value: Any) -> str:
+        return " ".join(_text(value, "title").split())
+
+    @field_validator("summary", mode="before")
+    @classmethod
+    def _summary(cls, value: Any, info: ValidationInfo) -> str:
+        return " ".join(_text(value, "summary").split()) if "summary" in info.context["source"] else ""
+
+    @field_validator("keywords", mode="before")
+    @classmethod
+    def _keywords(cls, value: Any, info: ValidationInfo) -> tuple[str, ...]:
+        if "keywords" not in info.context["source"]:
+            return ()
+        if not isinstance(value, list) or not value or not all(isinstance(k, str) and k.strip() for k in value):
+            raise ValueError("`keywords` must be a non-empty list of strings")
+        return tuple(dict.fromkeys(k.strip() for k in value))
+
+    @field_validator("preamble", mode="before")
+    @classmethod
+    def _preamble(cls, value: Any, info: ValidationInfo) -> str:
+        return demote_headings(_text(value, "preamble")) if "preamble" in info.context["source"] else ""
+
+    @field_validator("sections", mode="before")
+    @classmethod
+    def _sections(cls, value: Any, info: ValidationInfo) -> tuple[Part, ...]:
+        wanted, lang = info.context["source"]["sections"], info.context["lang"]
+        if not isinstance(value, list) or len(value) != len(wanted):
+            raise ValueError(f"`sections` must be a list of {len(wanted)} objects {{\"heading\", \"text\"}}, one per "
+                             "section of the input, in its order")
+        parts, errors = [], []
+        for i, (want, got) in enumerate(zip(wanted, value, strict=True)):
+            got = got if isinstance(got, dict) else {}
+            text = got.get("text")
+            if not isinstance(text, str) or (want["text"] and not text.strip()):
+                errors.append(f"`sections[{i}].text` is missing or empty")
+                continue
+            key = section_key(want["heading"])
+            title_of = heading(key, lang) if key else got.get("heading")
+            if not isinstance(title_of, str) or not title_of.strip():
+                errors.append(f"`sections[{i}].heading` is missing or empty")
+                continue
+            parts.append(Part(key, " ".join(title_of.split()), demote_headings(text.strip("\n"))))
+        if errors:
+            raise ValueError("\n".join(errors))
+        return tuple(parts)
+
+
+def validate(data: dict[str, Any], source: dict[str, Any], lang: str) -> tuple[Translated | None, list[str]]:
+    """A ``Translated`` from a reply's JSON object (``TranslationReply``), checked against the ``payload`` it
+    answers."""
+    reply, errors = validate_data(TranslationReply, data, {"source": source, "lang": lang})
+    if reply is None:
         return None, errors
-    parts = []
-    for i, (want, got) in enumerate(zip(wanted, found, strict=True)):
-        got = got if isinstance(got, dict) else {}
-        text = got.get("text")
-        if not isinstance(text, str) or (want["text"] and not text.strip()):
-            errors.append(f"`sections[{i}].text` is missing or empty")
-            continue
-        key = section_key(want["heading"])
-        title_of = heading(key, lang) if key else got.get("heading")
-        if not isinstance(title_of, str) or not title_of.strip():
-            errors.append(f"`sections[{i}].heading` is missing or empty")
-            continue
-        parts.append(Part(key, " ".join(title_of.split()), demote_headings(text.strip("\n"))))
-    if errors:
-        return None, errors
-    return Translated(title, summary, keywords, preamble, tuple(parts)), []
+    return Translated(reply.title, reply.summary, reply.keywords, reply.preamble, reply.sections), []
 
 
 def assemble(translated: Translated) -> str:
