@@ -1,4 +1,4 @@
-"""What the places of numbers and the provenance line cost: rebuild times and page weight, before and after.
+"""What the places of numbers and the provenance line cost in page weight, before and after.
 
 Stage: none (a developer tool, not part of the package).
 In: the reference docs tree (default ``../shared/corpus/paper-notes/docs``), the real papers
@@ -8,14 +8,15 @@ In: the reference docs tree (default ``../shared/corpus/paper-notes/docs``), the
 What one run does, every build a subprocess (``bench_build.run_measured``), the two versions alternating:
 
 - the reference corpus imported by each version (``import-mkdocs``: the "after" notes carry
-  ``imported_from``, so their pages have a provenance line) and built once (untimed); then ``--runs``
-  no-op rebuilds and ``--runs`` one-edit rebuilds (a sentence appended to one note), medians;
-- the gzip'd size of every note page of both sites (mean per note);
+  ``imported_from``, so their pages have a provenance line) and built: the gzip'd size of every note page
+  of both sites (mean per note);
 - the real papers ingested, drafted with the extractive engine (by the "after" version: the corpus is the
   same for both) and built by each version: the gzip'd size of each drafted note page, mean per note, and
   the numbers that carry a place.
 
-Usage: python benchmarks/bench_places.py --before /tmp/before/src [--docs DIR] [--papers DIR] [--runs N] [--json FILE]
+What the same versions cost in no-op and one-edit rebuilds is ``bench_ab.py``'s to measure.
+
+Usage: python benchmarks/bench_places.py --before /tmp/before/src [--docs DIR] [--papers DIR] [--json FILE]
 """
 from __future__ import annotations
 
@@ -83,7 +84,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", type=Path, required=True, help="src folder of the earlier papernotes")
     parser.add_argument("--docs", type=Path, default=DOCS)
     parser.add_argument("--papers", type=Path, default=PAPERS, help="real PDFs to draft (skipped when absent)")
-    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     versions = {"before": args.before.resolve(), "after": None}
@@ -96,20 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             run([*bb.papernotes_cmd(), "import-mkdocs", str(args.docs), str(corpus)], src, "import")
             run(bb.papernotes_build(corpus, site), src, "cold build")
             corpora[name] = (corpus, site)
-        times: dict[str, dict[str, list[float]]] = {name: {"noop": [], "edit": []} for name in versions}
-        for i in range(args.runs):
-            for name, src in versions.items():
-                corpus, site = corpora[name]
-                times[name]["noop"].append(run(bb.papernotes_build(corpus, site), src, "no-op").seconds)
-        for i in range(args.runs):
-            for name, src in versions.items():
-                corpus, site = corpora[name]
-                with bb.note_to_edit(corpus).open("a", encoding="utf-8") as handle:
-                    handle.write(f"\n\nBenchmark edit {i + 1}: one more sentence appended to this note.\n")
-                times[name]["edit"].append(run(bb.papernotes_build(corpus, site), src, "one edit").seconds)
-        res["reference"] = {name: {"noop": statistics.median(t["noop"]), "noop_runs": t["noop"],
-                                   "edit": statistics.median(t["edit"]), "edit_runs": t["edit"],
-                                   "pages_gzip": page_weight(corpora[name][1])} for name, t in times.items()}
+        res["reference"] = {name: {"pages_gzip": page_weight(site)} for name, (_, site) in corpora.items()}
         if args.papers.is_dir():
             drafted = drafted_corpus(work, args.papers)
             res["drafted"] = {}
@@ -118,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
                 run(bb.papernotes_build(drafted, site), src, "drafted build")
                 pages = "".join(p.read_text(encoding="utf-8") for p in site.glob("*/*/*/index.html"))
                 res["drafted"][name] = {"pages_gzip": page_weight(site),
-                                        "placed_numbers": len(re.findall(r'class="num"', pages)),
-                                        "unplaced_marks": len(re.findall(r'class="num off"', pages))}
+                                        "placed_numbers": len(re.findall(r'class="place"', pages)),
+                                        "unplaced_marks": len(re.findall(r'class="place off"', pages))}
         res["load_after"] = [round(x, 2) for x in os.getloadavg()]
     finally:
         shutil.rmtree(work, ignore_errors=True)

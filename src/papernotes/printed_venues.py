@@ -25,7 +25,8 @@ from typing import Any
 from papernotes.errors import Diagnostic, error, text_line
 
 KINDS = ("lines", "not_venue", "not_main")
-_YEAR = re.compile(r"(?<![\d.:])((?:19|20)\d{2})(?!\d|\.\d)")  # not an arXiv id like 2006.12345
+YEAR = re.compile(r"(?<![\d.:])((?:19|20)\d{2})(?!\d|\.\d)")
+"""A year in a venue line or name, not part of an arXiv id (2006.12345)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class PrintedVenues:
                 return series, int(m.group("year"))
             if name == series and "yy" in groups and m.group("yy"):
                 return series, 2000 + int(m.group("yy"))
-        year = _YEAR.search(text)
+        year = YEAR.search(text)
         return series, int(year.group(1)) if year else None
 
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 
+from papernotes.printed_venues import YEAR
 from papernotes.taxonomy import VENUE_ID, Taxonomy
 
-_YEAR = re.compile(r"(?<![\d.:])((?:19|20)\d{2})(?!\d|\.\d)")  # not an arXiv id like 2006.12345
 _DOMAIN_SUFFIX = re.compile(r"\.(?:cc|org|com|net|io|ai)$", re.I)
 _ORDINAL = re.compile(
     r"\b(?:\d+(?:st|nd|rd|th)|(?:(?:twenty|thirty|forty|fifty|sixty)[- ]?)?"
@@ -49,7 +49,7 @@ def _from_path(text: str, taxonomy: Taxonomy) -> str:
     """OpenReview group ids: ``ICML.cc/2026/Conference``, ``aclweb.org/ACL/2024/Conference``."""
     parts = text.strip("/").split("/")
     for i, part in enumerate(parts):
-        if _YEAR.fullmatch(part) and i > 0:
+        if YEAR.fullmatch(part) and i > 0:
             if any("workshop" in p.casefold() for p in parts):
                 return ""
             series = _DOMAIN_SUFFIX.sub("", parts[i - 1])
@@ -72,7 +72,7 @@ def resolve_venue(hints: tuple[str, ...], year: int | None, taxonomy: Taxonomy) 
             if (printed[1] or year) is not None:
                 return f"{printed[0]}{printed[1] or year}"
             continue
-        m = _YEAR.search(hint)
+        m = YEAR.search(hint)
         hint_year = int(m.group(1)) if m else year
         if hint_year is None:
             continue
