@@ -446,11 +446,6 @@ class BuildCache:
                     sorted(paths | self.unpublished(site)))))
         self.record_published(site, replace_state(state, scan="", stamp=""), (), replace=False)
 
-    def forget_site(self, site: str) -> None:
-        with self.db:
-            for table in ("published", "published_notes", "pages", "page_problems"):
-                self.db.execute(f"DELETE FROM {table} WHERE site = ?", (site,))
-
     # -- pages
     def page_fingerprints(self, site: str, urls: Iterable[str] | None = None) -> dict[str, str]:
         if urls is None:

@@ -31,7 +31,7 @@ import pyromark
 from papernotes.sanitise import FOOTNOTE_ID_PREFIX, sanitise_body, sanitise_inline
 from papernotes.tables import fit_tables
 from papernotes.taxonomy import slugify
-from papernotes.text import CJK_ANY
+from papernotes.text import CJK_ANY, TAG, plain_text
 
 #: The one set of Markdown extensions: tables, math, definition lists, footnotes, ~~strike~~, task lists.
 #: ``formulas.extract_formulas`` parses with the same options, so ``check`` sees the formulas the page shows.
@@ -45,7 +45,6 @@ MARKDOWN_OPTIONS: pyromark.Options = (
 )
 
 _HEADING = re.compile(r"<h([1-4])>(.*?)</h\1>", re.S)
-_TAG = re.compile(r"<[^>]+>")
 _HREF = re.compile(r'<a href="([^"]*)"([^>]*)>(.*?)</a>', re.S)
 _WEB_LINK = re.compile(r"^(?:https?://|mailto:)", re.I)
 _FOOTNOTE_REF = '<sup class="footnote-reference"><a href="#'
@@ -179,10 +178,6 @@ def _anchor(inner: str) -> tuple[str, str]:
     return text, slugify(text)
 
 
-def plain_text(fragment: str) -> str:
-    return html.unescape(_TAG.sub("", fragment)).strip()
-
-
 def markdown_body(markdown: str, drop_title: bool = True, trusted: bool = False,
                   table_label: Callable[[int], str] | None = None) -> RenderedBody:
     """Render a note body; a leading ``# Title`` line is dropped (the page shows the title).
@@ -237,8 +232,8 @@ _UNGROUNDED = re.compile(r"(?:[-+−±]?\d[\d.,]*(?:\s?[%×x])?)?\u26a0")
 
 def mark_ungrounded(fragment: str) -> str:
     """Highlight each ``⚠``-marked number in the text of ``fragment`` (never inside a tag or attribute)."""
-    parts = _TAG.split(fragment)
-    tags = _TAG.findall(fragment)
+    parts = TAG.split(fragment)
+    tags = TAG.findall(fragment)
     out = []
     for i, text in enumerate(parts):
         out.append(_UNGROUNDED.sub(lambda m: f'<mark class="ungrounded">{m.group(0)}</mark>', text))

@@ -18,11 +18,10 @@ import html
 import re
 from collections.abc import Callable
 
-from papernotes.text import CJK_ANY
+from papernotes.text import CJK_ANY, plain_text
 
 _TABLE = re.compile(r"<table(?: [^>]*)?>(?:<caption>(.*?)</caption>)?", re.S)
 _CELL = re.compile(r"<(t[dh])((?: [a-z-]+=\"[^\"]*\")*)>(.*?)</\1>", re.S)
-_TAG = re.compile(r"<[^>]+>")
 _NUMBER = r"\d[\d.,]*(?:[eE][-+−]?\d+)?(?:pp|ms|[kKMBGTsxh])?(?![A-Za-z])"
 """A number as tables write it, with a unit glued to it (``12.5M``, ``3.2x``, ``40ms``, ``2pp``)."""
 _SIGNS = r"[\s.,%‰±+\-−–~≈<>≤≥/×()\[\]↑↓→*$:⚠]*"
@@ -71,7 +70,7 @@ def fit_tables(fragment: str, label: Callable[[int], str] | None) -> str:
         if label is None:
             return '<div class="table-wrap">' + m.group(0)
         caption = m.group(1)
-        name = html.unescape(_TAG.sub("", caption)).strip() if caption else ""
+        name = plain_text(caption) if caption else ""
         name = html.escape(" ".join(name.split()) or label(count), quote=True)
         return f'<section class="table-wrap" tabindex="0" aria-label="{name}">{m.group(0)}'
 
@@ -85,5 +84,5 @@ def _mark_cell(m: re.Match[str]) -> str:
     tag, attributes, inner = m.group(1), m.group(2), m.group(3)
     if " class=" in attributes or "<t" in inner:  # a class of its own (trusted HTML), or a nested table
         return m.group(0)
-    found = cell_class(html.unescape(_TAG.sub("", inner)) if "<" in inner or "&" in inner else inner)
+    found = cell_class(plain_text(inner) if "<" in inner or "&" in inner else inner)
     return m.group(0) if found is None else f'<{tag} class="{found}"{attributes}>{inner}</{tag}>'

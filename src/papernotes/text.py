@@ -14,6 +14,7 @@ The stop-word lists are data: ``papernotes/data/stopwords.toml``.
 """
 from __future__ import annotations
 
+import html
 import re
 import tomllib
 import unicodedata
@@ -144,3 +145,12 @@ def normalise_title(title: str) -> str:
     """A title reduced to what tells two papers apart: NFKC, case-folded, letters and digits only."""
     text = unicodedata.normalize("NFKC", title).casefold()
     return re.sub(r"[\W_]+", "", text)
+
+
+TAG = re.compile(r"<[^>]+>")
+"""An HTML tag, in our own rendered HTML (attribute values never hold a bare ``>`` there)."""
+
+
+def plain_text(fragment: str) -> str:
+    """The text of rendered HTML: tags dropped, entities decoded, outer white space stripped."""
+    return html.unescape(TAG.sub("", fragment)).strip()
