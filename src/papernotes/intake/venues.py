@@ -50,7 +50,7 @@ def _from_path(text: str, taxonomy: Taxonomy) -> str:
     parts = text.strip("/").split("/")
     for i, part in enumerate(parts):
         if YEAR.fullmatch(part) and i > 0:
-            if any("workshop" in p.casefold() for p in parts):
+            if taxonomy.printed.not_a_main_venue(text):  # ``…/Workshop/…``
                 return ""
             series = _DOMAIN_SUFFIX.sub("", parts[i - 1])
             if re.fullmatch(r"[A-Za-z][A-Za-z-]*", series):
@@ -62,7 +62,7 @@ def resolve_venue(hints: tuple[str, ...], year: int | None, taxonomy: Taxonomy) 
     """The first hint that names a series (by id or full name) with a year, as ``SeriesYEAR``."""
     for hint in hints:
         hint = hint.strip()
-        if not hint or "workshop" in hint.casefold() or taxonomy.printed.not_a_main_venue(hint):
+        if not hint or taxonomy.printed.not_a_main_venue(hint):  # a workshop's line is not its conference's
             continue
         if m := re.fullmatch(r"([A-Za-z][A-Za-z-]*?)[-_]?((?:19|20)\d{2})", hint):
             return f"{_series_id(m.group(1), taxonomy)}{m.group(2)}"
