@@ -150,6 +150,9 @@ def test_unreadable_source_files_stop_the_command(tmp_path: Path) -> None:
     ("Journal of Machine Learning Research 21 (2020) 1-67", None, "JMLR2020"),
     ("Machine Learning Journal", 2024, ""),
     ("NeurIPS 2023 Workshop on Instruction Tuning", None, ""),
+    ("ICLR.cc/2024/Workshop/ME-FoMo", None, ""),  # an OpenReview workshop group
+    ("ICLR.cc/2024/Conference", None, "ICLR2024"),
+    ("ICML 2024 Symposium on Safety", None, ""),
     ("ICLR 2024", None, "ICLR2024"),
     ("ICLR", None, ""),
 ])
